@@ -1,0 +1,155 @@
+#include "dataset.hpp"
+
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "error.hpp"
+
+namespace lenet {
+namespace {
+
+constexpr uint32_t kImagesMagic = 0x00000803;  // unsigned byte, 3 dimensions
+constexpr uint32_t kLabelsMagic = 0x00000801;  // unsigned byte, 1 dimension
+
+bool is_regular_file(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// A file read through zlib, which passes plain files through unchanged.
+class IdxFile {
+ public:
+  explicit IdxFile(const std::string& path) : path_(path) {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) fail("cannot open: no such file");
+    if (!S_ISREG(st.st_mode)) fail("is not a regular file");
+    file_.reset(gzopen(path.c_str(), "rb"));
+    if (!file_) fail("cannot open for reading");
+  }
+
+  [[noreturn]] void fail(const std::string& what) const { throw Error(path_ + ": " + what); }
+
+  uint32_t read_u32_be(const char* field) {
+    unsigned char b[4];
+    if (read_some(b, 4) != 4) fail(std::string("truncated: no ") + field);
+    return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
+  }
+
+  // Reads exactly n payload bytes, growing the buffer as data arrives so that a header claiming
+  // a huge count cannot make us allocate more than the file really holds.
+  std::vector<uint8_t> read_payload(uint64_t n, const char* what) {
+    std::vector<uint8_t> out;
+    constexpr uint64_t kChunk = 1 << 20;
+    while (out.size() < n) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, n - out.size()));
+      const size_t old = out.size();
+      out.resize(old + want);
+      const size_t got = read_some(out.data() + old, want);
+      if (got < want) {
+        fail("truncated: expected " + std::to_string(n) + " bytes of " + what + ", found " +
+             std::to_string(old + got));
+      }
+    }
+    unsigned char extra;
+    if (read_some(&extra, 1) != 0) fail("has trailing bytes after the " + std::string(what));
+    return out;
+  }
+
+ private:
+  size_t read_some(void* dst, size_t n) {
+    size_t total = 0;
+    while (total < n) {
+      const unsigned want = static_cast<unsigned>(std::min<size_t>(n - total, 1u << 30));
+      const int got = gzread(file_.get(), static_cast<char*>(dst) + total, want);
+      if (got < 0) {
+        int code = 0;
+        fail(std::string("corrupt or unreadable: ") + gzerror(file_.get(), &code));
+      }
+      if (got == 0) break;
+      total += static_cast<size_t>(got);
+    }
+    return total;
+  }
+
+  struct Closer {
+    void operator()(gzFile f) const { gzclose(f); }
+  };
+  std::string path_;
+  std::unique_ptr<gzFile_s, Closer> file_;
+};
+
+}  // namespace
+
+Dataset load_idx(const std::string& images_path, const std::string& labels_path) {
+  Dataset d;
+  d.images_path = images_path;
+
+  IdxFile images(images_path);
+  const uint32_t magic = images.read_u32_be("magic number");
+  if (magic != kImagesMagic) {
+    images.fail("wrong magic number " + std::to_string(magic) + " (an IDX image file has 2051)");
+  }
+  const uint32_t count = images.read_u32_be("image count");
+  const uint32_t rows = images.read_u32_be("row count");
+  const uint32_t cols = images.read_u32_be("column count");
+  if (rows != kImageSide || cols != kImageSide) {
+    images.fail("images are " + std::to_string(rows) + "x" + std::to_string(cols) +
+                ", this network needs 28x28");
+  }
+  if (count == 0) images.fail("holds no images");
+  if (count > (1u << 30)) images.fail("claims " + std::to_string(count) + " images: too many");
+  d.count = static_cast<int>(count);
+  d.pixels = images.read_payload(uint64_t{count} * kImageSize, "pixels");
+
+  IdxFile labels(labels_path);
+  const uint32_t lmagic = labels.read_u32_be("magic number");
+  if (lmagic != kLabelsMagic) {
+    labels.fail("wrong magic number " + std::to_string(lmagic) + " (an IDX label file has 2049)");
+  }
+  const uint32_t lcount = labels.read_u32_be("label count");
+  if (lcount != count) {
+    labels.fail("holds " + std::to_string(lcount) + " labels but " + images_path + " holds " +
+                std::to_string(count) + " images");
+  }
+  d.labels = labels.read_payload(lcount, "labels");
+  for (uint32_t i = 0; i < lcount; ++i) {
+    if (d.labels[i] >= kClasses) {
+      labels.fail("label " + std::to_string(d.labels[i]) + " at index " + std::to_string(i) +
+                  " is out of range 0..9");
+    }
+  }
+  return d;
+}
+
+Dataset load_split(const std::string& dir, const std::string& prefix) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw Error("--data: '" + dir + "' is not a directory (run run_scripts/get_data.sh?)");
+  }
+  auto find = [&](const std::string& kind, const std::string& idx) {
+    std::string tried;
+    for (const char* sep : {"-", "."}) {
+      for (const char* ext : {"", ".gz"}) {
+        const std::string path = dir + "/" + prefix + "-" + kind + sep + idx + "-ubyte" + ext;
+        if (is_regular_file(path)) return path;
+        tried += (tried.empty() ? "" : ", ") + path;
+      }
+    }
+    throw Error("--data: no " + prefix + " " + kind + " file in '" + dir + "' (tried " + tried +
+                ")");
+  };
+  const std::string images = find("images", "idx3");
+  const std::string labels = find("labels", "idx1");
+  return load_idx(images, labels);
+}
+
+void truncate(Dataset& d, int n) {
+  d.count = n;
+  d.pixels.resize(static_cast<size_t>(n) * kImageSize);
+  d.labels.resize(n);
+}
+
+}  // namespace lenet

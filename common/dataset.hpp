@@ -1,0 +1,35 @@
+// MNIST-format data in memory, and the IDX loader (plain or .gz files).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "network.hpp"
+
+namespace lenet {
+
+struct Dataset {
+  std::string images_path;  // where it came from, for messages and reports
+  int count = 0;
+  std::vector<uint8_t> pixels;  // count * 784, row-major
+  std::vector<uint8_t> labels;  // count, each 0..9
+
+  const uint8_t* image(int i) const { return pixels.data() + static_cast<size_t>(i) * kImageSize; }
+  int label(int i) const { return labels[i]; }
+};
+
+// Reads an IDX image file (magic 0x00000803, n x 28 x 28) and its label file (0x00000801),
+// each plain or gzip-compressed, and checks magic, dimensions, counts, label range and length.
+// Throws lenet::Error with a one-line message naming the file on any problem.
+Dataset load_idx(const std::string& images_path, const std::string& labels_path);
+
+// Finds and loads `prefix` ("train" or "t10k") in dir, accepting both the
+// `train-images-idx3-ubyte` and `train-images.idx3-ubyte` spellings, plain or .gz.
+// The error for a missing file names every path tried.
+Dataset load_split(const std::string& dir, const std::string& prefix);
+
+// The first n samples of d (n <= d.count).
+void truncate(Dataset& d, int n);
+
+}  // namespace lenet

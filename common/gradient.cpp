@@ -1,0 +1,62 @@
+#include "gradient.hpp"
+
+#include <algorithm>
+
+namespace lenet {
+namespace {
+
+// Runs f() and adds its duration to *slot when timing is on.
+template <class F>
+void timed(LayerTimes* times, double LayerTimes::*slot, F&& f) {
+  if (!times) return f();
+  const double t0 = now_seconds();
+  f();
+  times->*slot += now_seconds() - t0;
+}
+
+}  // namespace
+
+float forward_sample(SampleKernels& k, const float* params, const uint8_t* pixels, int label,
+                     LayerTimes* times) {
+  float loss = 0;
+  timed(times, &LayerTimes::c1_forward, [&] {
+    k.load_input(pixels);
+    k.c1_forward(params);
+  });
+  timed(times, &LayerTimes::s1_forward, [&] { k.s1_forward(params); });
+  timed(times, &LayerTimes::f_forward, [&] { loss = k.f_forward(params, label); });
+  return loss;
+}
+
+float train_sample(SampleKernels& k, const float* params, const uint8_t* pixels, int label,
+                   float* grad, LayerTimes* times) {
+  const float loss = forward_sample(k, params, pixels, label, times);
+  timed(times, &LayerTimes::f_backward, [&] { k.f_backward(params, grad); });
+  timed(times, &LayerTimes::s1_backward, [&] { k.s1_backward(params, grad); });
+  timed(times, &LayerTimes::c1_backward, [&] { k.c1_backward(params, grad); });
+  return loss;
+}
+
+double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data,
+                      const int32_t* order, int n, float* chunk_sum, float* sample_grad,
+                      LayerTimes* times) {
+  std::fill(chunk_sum, chunk_sum + kParamCount, 0.0f);
+  double loss = 0;
+  for (int s = 0; s < n; ++s) {
+    const int i = order[s];
+    loss += train_sample(k, params, data.image(i), data.label(i), sample_grad, times);
+    timed(times, &LayerTimes::reduce, [&] { accumulate(chunk_sum, sample_grad); });
+  }
+  return loss;
+}
+
+void accumulate(float* acc, const float* g) {
+  for (int i = 0; i < kParamCount; ++i) acc[i] += g[i];
+}
+
+void sgd_update(float* params, const float* grad_sum, float lr, int batch) {
+  const float scale = lr / static_cast<float>(batch);
+  for (int i = 0; i < kParamCount; ++i) params[i] -= scale * grad_sum[i];
+}
+
+}  // namespace lenet

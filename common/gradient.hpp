@@ -1,0 +1,42 @@
+// The one fixed way every CPU backend turns samples into an SGD step (docs/network.md,
+// "Bit-identical CPU backends"):
+//   1. each sample's gradient g_s is computed whole by the kernel tier (train_sample);
+//   2. the batch is cut into chunks of kChunk consecutive samples; a chunk's sum is
+//      ((0 + g_first) + g_first+1) + ... in sample order (chunk_gradient);
+//   3. the batch gradient is the chunk sums added in chunk order (accumulate);
+//   4. params -= (lr / B) * G (sgd_update).
+// Whoever computes a chunk (a thread, a rank), the bits are the same, because these functions
+// are compiled once, here, and the tree does not depend on the thread or rank count.
+#pragma once
+
+#include <cstdint>
+
+#include "dataset.hpp"
+#include "tier.hpp"
+#include "timer.hpp"
+
+namespace lenet {
+
+constexpr int kChunk = 16;
+
+// Forward one sample; returns its loss. Times each layer into `times` when it is not null.
+float forward_sample(SampleKernels& k, const float* params, const uint8_t* pixels, int label,
+                     LayerTimes* times);
+
+// Forward and backward one sample; writes its gradient (2343 floats) and returns its loss.
+float train_sample(SampleKernels& k, const float* params, const uint8_t* pixels, int label,
+                   float* grad, LayerTimes* times);
+
+// Sum of the gradients of samples order[0..n) (n <= kChunk) into chunk_sum, in sample order;
+// sample_grad is scratch of kParamCount floats. Returns the chunk's loss sum (double, in order).
+double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data,
+                      const int32_t* order, int n, float* chunk_sum, float* sample_grad,
+                      LayerTimes* times);
+
+// acc[i] += g[i] for the 2343 parameters.
+void accumulate(float* acc, const float* g);
+
+// params[i] -= (lr / batch) * grad_sum[i]: the SGD step on a summed batch gradient.
+void sgd_update(float* params, const float* grad_sum, float lr, int batch);
+
+}  // namespace lenet

@@ -1,0 +1,55 @@
+#include "options.hpp"
+
+#include <cmath>
+
+#include "error.hpp"
+#include "tier.hpp"
+
+namespace lenet {
+
+void add_common_options(CLI::App& app, Options& o) {
+  app.add_option("--data", o.data_dir,
+                 "directory with train-/t10k- images and labels in IDX format (plain or .gz)");
+  app.add_option("--epochs", o.epochs, "passes over the training set (0: only evaluate)")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
+  app.add_option("--batch", o.batch, "mini-batch size B")
+      ->check(CLI::Range(1, 1 << 30))
+      ->capture_default_str();
+  app.add_option("--lr", o.lr, "learning rate")->capture_default_str();
+  app.add_option("--seed", o.seed, "seed of the initial parameters and the epoch order")
+      ->capture_default_str();
+  app.add_option("--train-limit", o.train_limit, "use the first N training images (0: all)")
+      ->check(CLI::Range(0, 1 << 30))
+      ->capture_default_str();
+  app.add_option("--test-limit", o.test_limit, "use the first N test images (0: all)")
+      ->check(CLI::Range(0, 1 << 30))
+      ->capture_default_str();
+  app.add_flag_function(
+      "--no-shuffle", [&o](std::int64_t) { o.shuffle = false; },
+      "visit the training images in file order");
+  app.add_option("--save", o.save_path, "write the final parameters to this checkpoint");
+  app.add_option("--load", o.load_path, "start from this checkpoint instead of the seed's init");
+  app.add_option("--verify", o.verify_path,
+                 "compare the final parameters with this checkpoint (e.g. serial's)");
+  app.add_option("--csv", o.csv_path, "append one row describing this run to a CSV file");
+  app.add_flag("--timing", o.timing, "time each layer's forward and backward pass");
+  app.add_flag("--quiet", o.quiet, "print only the summary block");
+}
+
+void add_tier_option(CLI::App& app, std::string& tier) {
+  const auto tiers = available_tiers();
+  tier = tiers.back();  // the registry lists the fastest last
+  app.add_option("--kernels", tier, "per-sample kernel tier")
+      ->check(CLI::IsMember(tiers))
+      ->capture_default_str();
+}
+
+void check_options(const Options& o) {
+  if (o.data_dir.empty()) throw Error("--data: required (a directory of MNIST IDX files)");
+  if (!std::isfinite(o.lr) || o.lr <= 0) {
+    throw Error("--lr: must be a finite number > 0, got " + std::to_string(o.lr));
+  }
+}
+
+}  // namespace lenet

@@ -1,0 +1,37 @@
+// The command line every executable shares (built on CLI11), and the hook through which a
+// backend adds its own flags (--threads, --kernels, ...).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+namespace lenet {
+
+struct Options {
+  std::string data_dir;
+  int epochs = 1;
+  int batch = 32;
+  float lr = 0.5f;
+  uint64_t seed = 1;
+  int train_limit = 0;  // 0: the whole file
+  int test_limit = 0;
+  bool shuffle = true;
+  std::string save_path;
+  std::string load_path;
+  std::string verify_path;  // compare the final parameters with this checkpoint
+  std::string csv_path;
+  bool timing = false;
+  bool quiet = false;
+};
+
+// Adds the shared flags to `app`, bound to `opts`, with their defaults shown in --help.
+void add_common_options(CLI::App& app, Options& opts);
+
+// Adds `--kernels` for the CPU tiers (ref, ...), default: the fastest built.
+void add_tier_option(CLI::App& app, std::string& tier);
+
+// Checks what CLI11's validators cannot (e.g. --lr nan); throws lenet::Error naming the flag.
+void check_options(const Options& opts);
+
+}  // namespace lenet

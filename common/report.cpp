@@ -1,0 +1,163 @@
+#include "report.hpp"
+
+#include <zlib.h>
+
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "checkpoint.hpp"
+#include "network.hpp"
+
+#ifndef LENET_VERSION
+#define LENET_VERSION "unknown"
+#endif
+#ifndef LENET_BUILD
+#define LENET_BUILD "unknown"
+#endif
+
+namespace lenet {
+namespace {
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string hex32(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%08x", v);
+  return buf;
+}
+
+double accuracy_percent(const EvalResult& e) {
+  return e.count ? 100.0 * static_cast<double>(e.correct) / static_cast<double>(e.count) : 0.0;
+}
+
+double test_loss(const EvalResult& e) { return e.count ? e.loss_sum / e.count : 0.0; }
+
+}  // namespace
+
+double param_checksum(const std::vector<float>& params) {
+  double s = 0;
+  for (size_t i = 0; i < params.size(); ++i) s += static_cast<double>(i + 1) * params[i];
+  return s;
+}
+
+uint32_t param_crc32(const std::vector<float>& params) {
+  std::string bytes(params.size() * 4, '\0');
+  for (size_t i = 0; i < params.size(); ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &params[i], 4);
+    for (int b = 0; b < 4; ++b) bytes[4 * i + b] = static_cast<char>((bits >> (8 * b)) & 0xff);
+  }
+  return static_cast<uint32_t>(
+      crc32(0L, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size())));
+}
+
+double RunResult::seconds_per_epoch() const {
+  return opts.epochs > 0 ? train_seconds / opts.epochs : 0.0;
+}
+
+double RunResult::images_per_second() const {
+  return train_seconds > 0 ? double(train_images) * opts.epochs / train_seconds : 0.0;
+}
+
+std::string summary_block(const RunResult& r) {
+  std::ostringstream out;
+  auto line = [&](const char* key, const std::string& value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " %-22s = ", key);
+    out << buf << value << "\n";
+  };
+  const BackendInfo& b = r.info;
+  out << "\n ============================ lenet-parallel ============================\n";
+  line("Backend", b.name);
+  line("Kernels", b.kernels);
+  line("Strategy", b.strategy);
+  line("Threads", std::to_string(b.threads));
+  line("Ranks", std::to_string(b.ranks));
+  line("Device", b.device);
+  for (const std::string& kv : b.extra) out << " " << kv << "\n";
+  line("Data", r.opts.data_dir);
+  line("Train images", std::to_string(r.train_images));
+  line("Test images", std::to_string(r.test_images));
+  line("Epochs", std::to_string(r.opts.epochs));
+  line("Batch", std::to_string(r.opts.batch));
+  line("Learning rate", fmt("%g", r.opts.lr));
+  line("Seed", std::to_string(r.opts.seed));
+  line("Shuffle", r.opts.shuffle ? "yes" : "no");
+  line("Start", r.opts.load_path.empty() ? "seed init" : "checkpoint " + r.opts.load_path);
+  line("Load time (s)", fmt("%.3f", r.load_seconds));
+  line("Time per epoch (s)", fmt("%.4f", r.seconds_per_epoch()));
+  line("Images per second", fmt("%.0f", r.images_per_second()));
+  line("GFLOP/s", fmt("%.2f", r.images_per_second() * kFlopsPerSample * 1e-9));
+  line("Final train loss", r.opts.epochs > 0 ? fmt("%.6f", r.final_loss) : "-");
+  line("Test loss", fmt("%.6f", test_loss(r.eval)));
+  line("Test accuracy (%)", fmt("%.2f", accuracy_percent(r.eval)));
+  line("Param checksum", fmt("%.10e", param_checksum(r.params)));
+  line("Param CRC-32", hex32(param_crc32(r.params)));
+  line("Verification", r.verification + r.verification_detail);
+  line("Version", LENET_VERSION);
+  line("Build", LENET_BUILD);
+  out << " ========================================================================\n";
+  return out.str();
+}
+
+void append_csv(const std::string& path, const RunResult& r) {
+  std::string existing;
+  if (std::ifstream in{path, std::ios::binary}) {
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    existing = ss.str();
+  }
+  std::ostringstream row;
+  if (existing.empty()) {
+    row << "timestamp,backend,kernels,strategy,threads,ranks,device,batch,lr,seed,epochs,"
+           "train_images,test_images,seconds_per_epoch,images_per_s,gflops,test_accuracy,"
+           "test_loss,final_loss,checksum,param_crc32,verification\n";
+  }
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  const BackendInfo& b = r.info;
+  // The device name may hold commas (GPU names); quote it.
+  row << stamp << ',' << b.name << ',' << b.kernels << ',' << b.strategy << ',' << b.threads << ','
+      << b.ranks << ",\"" << b.device << "\"," << r.opts.batch << ',' << fmt("%g", r.opts.lr)
+      << ',' << r.opts.seed << ',' << r.opts.epochs << ',' << r.train_images << ','
+      << r.test_images << ',' << fmt("%.6f", r.seconds_per_epoch()) << ','
+      << fmt("%.1f", r.images_per_second()) << ','
+      << fmt("%.3f", r.images_per_second() * kFlopsPerSample * 1e-9) << ','
+      << fmt("%.4f", accuracy_percent(r.eval)) << ',' << fmt("%.6f", test_loss(r.eval)) << ','
+      << fmt("%.6f", r.final_loss) << ',' << fmt("%.10e", param_checksum(r.params)) << ','
+      << hex32(param_crc32(r.params)) << ',' << r.verification << '\n';
+  write_file_atomic(path, existing + row.str());
+}
+
+std::string timing_table(const LayerTimes& t, int epochs) {
+  std::ostringstream out;
+  const double total = t.total();
+  auto row = [&](const char* name, double s) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, " %-14s %10.4f %10.4f %6.1f%%\n", name, s,
+                  epochs > 0 ? s / epochs : 0.0, total > 0 ? 100.0 * s / total : 0.0);
+    out << buf;
+  };
+  out << "\n Per-layer time     total(s)  per epoch   share\n";
+  row("c1 forward", t.c1_forward);
+  row("s1 forward", t.s1_forward);
+  row("f forward", t.f_forward);
+  row("f backward", t.f_backward);
+  row("s1 backward", t.s1_backward);
+  row("c1 backward", t.c1_backward);
+  row("reduce", t.reduce);
+  row("update", t.update);
+  row("communication", t.comm);
+  row("total", total);
+  return out.str();
+}
+
+}  // namespace lenet

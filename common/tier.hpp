@@ -1,0 +1,45 @@
+// The per-sample kernel tier: the code that runs ONE sample forward and backward, layer by layer.
+// It is a swappable part: `ref` (plain loops, common/ref/) is the one to learn from; a faster
+// tier implements the same six layer functions. Every CPU backend runs samples through this
+// interface, so the same compiled code computes each sample's gradient in every backend, which is
+// what makes them bit-identical (docs/network.md, "Bit-identical CPU backends").
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "network.hpp"
+
+namespace lenet {
+
+class SampleKernels {
+ public:
+  virtual ~SampleKernels() = default;
+  virtual const char* tier() const = 0;
+
+  // x = pixel / 255 (an IEEE float32 division).
+  virtual void load_input(const uint8_t* pixels) = 0;
+
+  // Forward, in order. f_forward returns the loss of `label` and remembers it for f_backward.
+  virtual void c1_forward(const float* params) = 0;
+  virtual void s1_forward(const float* params) = 0;
+  virtual float f_forward(const float* params, int label) = 0;
+  virtual int predicted() const = 0;  // argmax of z3, lowest index on a tie
+
+  // Backward, in reverse order. Each writes (overwrites) its layer's slice of the sample's
+  // gradient `grad` (2343 floats, parameter order) and the delta that the layer below needs.
+  virtual void f_backward(const float* params, float* grad) = 0;
+  virtual void s1_backward(const float* params, float* grad) = 0;
+  virtual void c1_backward(const float* params, float* grad) = 0;
+
+  // A copy of the last forward pass, for the tests.
+  virtual void activations(Activations& out) const = 0;
+};
+
+// The tiers built into this binary, and a factory for one of them ("ref", ...).
+std::vector<std::string> available_tiers();
+std::unique_ptr<SampleKernels> make_kernels(const std::string& tier);
+
+}  // namespace lenet
