@@ -50,8 +50,8 @@ void SerialBackend::train_batch(int first, int count, float lr) {
 EvalResult SerialBackend::evaluate() {
   EvalResult r;
   for (int i = 0; i < test_->count; ++i) {
-    r.loss_sum += forward_sample(*kernels_, params_.data(), test_->image(i), test_->label(i),
-                                 nullptr);
+    r.loss_sum +=
+        forward_sample(*kernels_, params_.data(), test_->image(i), test_->label(i), nullptr);
     r.correct += kernels_->predicted() == test_->label(i);
   }
   r.count = test_->count;

@@ -54,7 +54,8 @@ class Backend {
   // Loss and correct predictions over the whole bound test set. Called by every rank.
   virtual EvalResult evaluate() = 0;
 
-  // Per-layer timers: off by default because reading clocks per layer costs time.
+  // Per-layer timers: off by default because reading clocks per layer costs time. A backend
+  // that communicates (MPI, CUDA copies) measures times().comm even with timing off.
   virtual void set_timing(bool on) = 0;
   virtual LayerTimes times() const = 0;
 };

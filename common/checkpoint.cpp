@@ -20,12 +20,14 @@ namespace {
 constexpr char kMagic[8] = {'L', 'E', 'N', 'E', 'T', 'C', 'K', '1'};
 
 void put_u32_le(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  for (int i = 0; i < 4; ++i)
+    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
 uint32_t get_u32_le(const std::string& in, size_t at) {
   uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= uint32_t{static_cast<unsigned char>(in[at + i])} << (8 * i);
+  for (int i = 0; i < 4; ++i)
+    v |= uint32_t{static_cast<unsigned char>(in[at + i])} << (8 * i);
   return v;
 }
 

@@ -86,9 +86,9 @@ std::string compare_params(const std::vector<float>& got, const std::vector<floa
 int run(int argc, char** argv, const BackendSpec& spec, Comm& comm) {
   const bool root = comm.rank() == 0;
   Options opts;
-  CLI::App app("Trains the LeNet-style network of docs/network.md with the " + spec.program +
-                   " backend.",
-               spec.program);
+  CLI::App app(
+      "Trains the LeNet-style network of docs/network.md with the " + spec.program + " backend.",
+      spec.program);
   add_common_options(app, opts);
   if (spec.add_options) spec.add_options(app);
   try {
@@ -165,14 +165,16 @@ int run(int argc, char** argv, const BackendSpec& spec, Comm& comm) {
     }
     if (!opts.quiet) {
       const EvalResult e = backend->evaluate();  // collective for MPI: every rank calls it
-      if (root) std::printf("epoch %d/%d  train loss %.4f  test acc %.2f%%  %.3f s  %.0f img/s\n", epoch + 1,
-                  opts.epochs, result.final_loss, 100.0 * e.correct / std::max(1LL, e.count),
-                  seconds, train.count / seconds);
+      if (root)
+        std::printf("epoch %d/%d  train loss %.4f  test acc %.2f%%  %.3f s  %.0f img/s\n",
+                    epoch + 1, opts.epochs, result.final_loss,
+                    100.0 * e.correct / std::max(1LL, e.count), seconds, train.count / seconds);
       std::fflush(stdout);
     }
   }
 
   result.params = backend->get_params();
+  result.times = backend->times();
   result.eval = backend->evaluate();
   if (!opts.verify_path.empty()) {
     bool identical = false;
@@ -186,7 +188,7 @@ int run(int argc, char** argv, const BackendSpec& spec, Comm& comm) {
     result.verification = max_rel <= 1e-4 ? "SUCCESSFUL" : "UNSUCCESSFUL";
   }
   if (root) {
-    if (opts.timing) std::printf("%s", timing_table(backend->times(), opts.epochs).c_str());
+    if (opts.timing) std::printf("%s", timing_table(result.times, opts.epochs).c_str());
     std::printf("%s", summary_block(result).c_str());
     std::fflush(stdout);
   }

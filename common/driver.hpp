@@ -24,8 +24,8 @@ class Comm {
 };
 
 struct BackendSpec {
-  std::string program;                          // e.g. "lenet-serial"
-  std::function<void(CLI::App&)> add_options;   // the backend's own flags, may be empty
+  std::string program;                         // e.g. "lenet-serial"
+  std::function<void(CLI::App&)> add_options;  // the backend's own flags, may be empty
   std::function<std::unique_ptr<Backend>(const Options&)> create;
   Comm* comm = nullptr;  // null: a single process
 };

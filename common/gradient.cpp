@@ -51,12 +51,14 @@ double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data
 }
 
 void accumulate(float* acc, const float* g) {
-  for (int i = 0; i < kParamCount; ++i) acc[i] += g[i];
+  for (int i = 0; i < kParamCount; ++i)
+    acc[i] += g[i];
 }
 
 void sgd_update(float* params, const float* grad_sum, float lr, int batch) {
   const float scale = lr / static_cast<float>(batch);
-  for (int i = 0; i < kParamCount; ++i) params[i] -= scale * grad_sum[i];
+  for (int i = 0; i < kParamCount; ++i)
+    params[i] -= scale * grad_sum[i];
 }
 
 }  // namespace lenet

@@ -16,13 +16,13 @@ constexpr int kC1Maps = 6;
 constexpr int kC1Kernel = 5;
 constexpr int kC1Side = kImageSide - kC1Kernel + 1;  // 24
 constexpr int kC1MapSize = kC1Side * kC1Side;        // 576
-constexpr int kC1Size = kC1Maps * kC1MapSize;       // 3456
+constexpr int kC1Size = kC1Maps * kC1MapSize;        // 3456
 
 // S1: one shared 4x4 kernel, stride 4 -> 6 maps of 6x6.
 constexpr int kS1Kernel = 4;
-constexpr int kS1Side = kC1Side / kS1Kernel;    // 6
-constexpr int kS1MapSize = kS1Side * kS1Side;   // 36
-constexpr int kS1Size = kC1Maps * kS1MapSize;   // 216, also F's input size
+constexpr int kS1Side = kC1Side / kS1Kernel;   // 6
+constexpr int kS1MapSize = kS1Side * kS1Side;  // 36
+constexpr int kS1Size = kC1Maps * kS1MapSize;  // 216, also F's input size
 
 // The parameter vector: W1, b1, W2, b2, W3, b3 in this order (2343 floats).
 constexpr int kW1Size = kC1Maps * kC1Kernel * kC1Kernel;  // 150

@@ -37,13 +37,16 @@ double accuracy_percent(const EvalResult& e) {
   return e.count ? 100.0 * static_cast<double>(e.correct) / static_cast<double>(e.count) : 0.0;
 }
 
-double test_loss(const EvalResult& e) { return e.count ? e.loss_sum / e.count : 0.0; }
+double test_loss(const EvalResult& e) {
+  return e.count ? e.loss_sum / e.count : 0.0;
+}
 
 }  // namespace
 
 double param_checksum(const std::vector<float>& params) {
   double s = 0;
-  for (size_t i = 0; i < params.size(); ++i) s += static_cast<double>(i + 1) * params[i];
+  for (size_t i = 0; i < params.size(); ++i)
+    s += static_cast<double>(i + 1) * params[i];
   return s;
 }
 
@@ -52,7 +55,8 @@ uint32_t param_crc32(const std::vector<float>& params) {
   for (size_t i = 0; i < params.size(); ++i) {
     uint32_t bits;
     std::memcpy(&bits, &params[i], 4);
-    for (int b = 0; b < 4; ++b) bytes[4 * i + b] = static_cast<char>((bits >> (8 * b)) & 0xff);
+    for (int b = 0; b < 4; ++b)
+      bytes[4 * i + b] = static_cast<char>((bits >> (8 * b)) & 0xff);
   }
   return static_cast<uint32_t>(
       crc32(0L, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size())));
@@ -81,7 +85,8 @@ std::string summary_block(const RunResult& r) {
   line("Threads", std::to_string(b.threads));
   line("Ranks", std::to_string(b.ranks));
   line("Device", b.device);
-  for (const std::string& kv : b.extra) out << " " << kv << "\n";
+  for (const std::string& kv : b.extra)
+    out << " " << kv << "\n";
   line("Data", r.opts.data_dir);
   line("Train images", std::to_string(r.train_images));
   line("Test images", std::to_string(r.test_images));
@@ -94,6 +99,7 @@ std::string summary_block(const RunResult& r) {
   line("Load time (s)", fmt("%.3f", r.load_seconds));
   line("Time per epoch (s)", fmt("%.4f", r.seconds_per_epoch()));
   line("Images per second", fmt("%.0f", r.images_per_second()));
+  line("Communication (s)", fmt("%.4f", r.times.comm));
   line("GFLOP/s", fmt("%.2f", r.images_per_second() * kFlopsPerSample * 1e-9));
   line("Final train loss", r.opts.epochs > 0 ? fmt("%.6f", r.final_loss) : "-");
   line("Test loss", fmt("%.6f", test_loss(r.eval)));
@@ -118,7 +124,7 @@ void append_csv(const std::string& path, const RunResult& r) {
   if (existing.empty()) {
     row << "timestamp,backend,kernels,strategy,threads,ranks,device,batch,lr,seed,epochs,"
            "train_images,test_images,seconds_per_epoch,images_per_s,gflops,test_accuracy,"
-           "test_loss,final_loss,checksum,param_crc32,verification\n";
+           "test_loss,final_loss,comm_seconds,checksum,param_crc32,verification\n";
   }
   const std::time_t now = std::time(nullptr);
   char stamp[32];
@@ -126,14 +132,14 @@ void append_csv(const std::string& path, const RunResult& r) {
   const BackendInfo& b = r.info;
   // The device name may hold commas (GPU names); quote it.
   row << stamp << ',' << b.name << ',' << b.kernels << ',' << b.strategy << ',' << b.threads << ','
-      << b.ranks << ",\"" << b.device << "\"," << r.opts.batch << ',' << fmt("%g", r.opts.lr)
-      << ',' << r.opts.seed << ',' << r.opts.epochs << ',' << r.train_images << ','
-      << r.test_images << ',' << fmt("%.6f", r.seconds_per_epoch()) << ','
-      << fmt("%.1f", r.images_per_second()) << ','
+      << b.ranks << ",\"" << b.device << "\"," << r.opts.batch << ',' << fmt("%g", r.opts.lr) << ','
+      << r.opts.seed << ',' << r.opts.epochs << ',' << r.train_images << ',' << r.test_images << ','
+      << fmt("%.6f", r.seconds_per_epoch()) << ',' << fmt("%.1f", r.images_per_second()) << ','
       << fmt("%.3f", r.images_per_second() * kFlopsPerSample * 1e-9) << ','
       << fmt("%.4f", accuracy_percent(r.eval)) << ',' << fmt("%.6f", test_loss(r.eval)) << ','
-      << fmt("%.6f", r.final_loss) << ',' << fmt("%.10e", param_checksum(r.params)) << ','
-      << hex32(param_crc32(r.params)) << ',' << r.verification << '\n';
+      << fmt("%.6f", r.final_loss) << ',' << fmt("%.6f", r.times.comm) << ','
+      << fmt("%.10e", param_checksum(r.params)) << ',' << hex32(param_crc32(r.params)) << ','
+      << r.verification << '\n';
   write_file_atomic(path, existing + row.str());
 }
 

@@ -23,6 +23,7 @@ struct RunResult {
   double load_seconds = 0;
   double train_seconds = 0;  // all epochs, training loop only
   double final_loss = 0;     // mean training loss of the last epoch
+  LayerTimes times;          // the backend's timers (communication is always measured)
   EvalResult eval;
   std::vector<float> params;
   std::string verification = "NOT PERFORMED";  // SUCCESSFUL / UNSUCCESSFUL / NOT PERFORMED

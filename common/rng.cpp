@@ -16,7 +16,9 @@ uint64_t SplitMix64::next() {
   return z ^ (z >> 31);
 }
 
-float SplitMix64::uniform01() { return static_cast<float>(next() >> 40) * 0x1p-24f; }
+float SplitMix64::uniform01() {
+  return static_cast<float>(next() >> 40) * 0x1p-24f;
+}
 
 std::vector<float> init_params(uint64_t seed) {
   // Each tensor draws from U(-bound, bound), bound = 1/sqrt(fan_in), in double, rounded once.
@@ -24,7 +26,7 @@ std::vector<float> init_params(uint64_t seed) {
     int size;
     int fan_in;
   };
-  const Tensor tensors[] = {{kW1Size, 25}, {kB1Size, 25}, {kW2Size, 16},
+  const Tensor tensors[] = {{kW1Size, 25}, {kB1Size, 25},  {kW2Size, 16},
                             {kB2Size, 16}, {kW3Size, 216}, {kB3Size, 216}};
   SplitMix64 rng(seed);
   std::vector<float> params;

@@ -34,6 +34,8 @@ inline float vexp(float x) {
   return std::bit_cast<float>(std::bit_cast<int32_t>(p) + (bits << 23));
 }
 
-inline float sigmoid(float z) { return 1.0f / (1.0f + vexp(-z)); }
+inline float sigmoid(float z) {
+  return 1.0f / (1.0f + vexp(-z));
+}
 
 }  // namespace lenet

@@ -16,12 +16,14 @@ void RefKernels::c1_forward(const float* params) {
     for (int i = 0; i < kC1Side; ++i) {
       // One output row, accumulated tap by tap in (u, v) order.
       float row[kC1Side];
-      for (int j = 0; j < kC1Side; ++j) row[j] = b1[m];
+      for (int j = 0; j < kC1Side; ++j)
+        row[j] = b1[m];
       for (int u = 0; u < kC1Kernel; ++u) {
         for (int v = 0; v < kC1Kernel; ++v) {
           const float w = W1[(m * kC1Kernel + u) * kC1Kernel + v];
           const float* x = act_.x + (i + u) * kImageSide + v;
-          for (int j = 0; j < kC1Side; ++j) row[j] += w * x[j];
+          for (int j = 0; j < kC1Side; ++j)
+            row[j] += w * x[j];
         }
       }
       float* z1 = act_.z1 + m * kC1MapSize + i * kC1Side;
@@ -44,23 +46,27 @@ void RefKernels::c1_backward(const float* /*params*/, float* grad) {
     float bias[kC1Side] = {};
     for (int i = 0; i < kC1Side; ++i) {
       const float* d1 = d1_ + m * kC1MapSize + i * kC1Side;
-      for (int j = 0; j < kC1Side; ++j) bias[j] += d1[j];
+      for (int j = 0; j < kC1Side; ++j)
+        bias[j] += d1[j];
       for (int u = 0; u < kC1Kernel; ++u) {
         for (int v = 0; v < kC1Kernel; ++v) {
           const float* x = act_.x + (i + u) * kImageSide + v;
-          for (int j = 0; j < kC1Side; ++j) acc[u][v][j] += d1[j] * x[j];
+          for (int j = 0; j < kC1Side; ++j)
+            acc[u][v][j] += d1[j] * x[j];
         }
       }
     }
     for (int u = 0; u < kC1Kernel; ++u) {
       for (int v = 0; v < kC1Kernel; ++v) {
         float s = 0.0f;
-        for (int j = 0; j < kC1Side; ++j) s += acc[u][v][j];
+        for (int j = 0; j < kC1Side; ++j)
+          s += acc[u][v][j];
         dW1[(m * kC1Kernel + u) * kC1Kernel + v] = s;
       }
     }
     float s = 0.0f;
-    for (int j = 0; j < kC1Side; ++j) s += bias[j];
+    for (int j = 0; j < kC1Side; ++j)
+      s += bias[j];
     db1[m] = s;
   }
 }

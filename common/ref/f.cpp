@@ -16,22 +16,26 @@ float RefKernels::f_forward(const float* params, int label) {
     // 8 partial sums (216 = 27 * 8) so the dot product vectorises; added up once at the end.
     float part[8] = {};
     for (int n0 = 0; n0 < kS1Size; n0 += 8) {
-      for (int l = 0; l < 8; ++l) part[l] += W3[k * kS1Size + n0 + l] * act_.a2[n0 + l];
+      for (int l = 0; l < 8; ++l)
+        part[l] += W3[k * kS1Size + n0 + l] * act_.a2[n0 + l];
     }
     float z = b3[k];
-    for (int l = 0; l < 8; ++l) z += part[l];
+    for (int l = 0; l < 8; ++l)
+      z += part[l];
     act_.z3[k] = z;
   }
   // Softmax with the maximum subtracted; the loss as log-sum-exp minus the label's logit, which
   // stays finite where p[label] would round to 0.
   float zmax = act_.z3[0];
-  for (int k = 1; k < kClasses; ++k) zmax = act_.z3[k] > zmax ? act_.z3[k] : zmax;
+  for (int k = 1; k < kClasses; ++k)
+    zmax = act_.z3[k] > zmax ? act_.z3[k] : zmax;
   float sum = 0.0f;
   for (int k = 0; k < kClasses; ++k) {
     act_.p[k] = std::exp(act_.z3[k] - zmax);
     sum += act_.p[k];
   }
-  for (int k = 0; k < kClasses; ++k) act_.p[k] /= sum;
+  for (int k = 0; k < kClasses; ++k)
+    act_.p[k] /= sum;
   label_ = label;
   act_.loss = std::log(sum) - (act_.z3[label] - zmax);
   return act_.loss;
@@ -58,7 +62,8 @@ void RefKernels::f_backward(const float* params, float* grad) {
       g2[n] += W3[k * kS1Size + n] * d3;
     }
   }
-  for (int n = 0; n < kS1Size; ++n) d2_[n] = g2[n] * act_.a2[n] * (1.0f - act_.a2[n]);
+  for (int n = 0; n < kS1Size; ++n)
+    d2_[n] = g2[n] * act_.a2[n] * (1.0f - act_.a2[n]);
 }
 
 }  // namespace lenet

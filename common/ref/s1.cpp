@@ -33,7 +33,8 @@ void RefKernels::s1_forward(const float* params) {
 void RefKernels::s1_backward(const float* params, float* grad) {
   const float* W2 = params + kW2;
   float* dW2 = grad + kW2;
-  for (int k = 0; k < kW2Size; ++k) dW2[k] = 0.0f;
+  for (int k = 0; k < kW2Size; ++k)
+    dW2[k] = 0.0f;
   float db2 = 0.0f;
   for (int m = 0; m < kC1Maps; ++m) {
     for (int i = 0; i < kS1Side; ++i) {

@@ -1,0 +1,69 @@
+// The LENETCK1 checkpoint: round trip, and each corruption rejected.
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "../common/checkpoint.hpp"
+#include "../common/error.hpp"
+#include "../common/rng.hpp"
+#include "test_files.hpp"
+
+using namespace lenet;
+using namespace lenet::test;
+
+namespace {
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string load_error(const std::string& path) {
+  try {
+    load_checkpoint(path);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("checkpoint: save then load gives the same bits, no temp file left", "[checkpoint]") {
+  TempDir dir;
+  const auto params = init_params(5);
+  save_checkpoint(dir.file("a.ck"), params);
+  CHECK(load_checkpoint(dir.file("a.ck")) == params);
+  CHECK_FALSE(std::filesystem::exists(dir.file("a.ck.tmp")));
+  const std::string bytes = read_all(dir.file("a.ck"));
+  REQUIRE(bytes.size() == 8 + 4 + 4 * 2343 + 4);
+  CHECK(bytes.substr(0, 8) == "LENETCK1");
+  CHECK(static_cast<unsigned char>(bytes[8]) == (2343 & 0xff));  // little-endian count
+}
+
+TEST_CASE("checkpoint: corrupt files are rejected", "[checkpoint]") {
+  TempDir dir;
+  save_checkpoint(dir.file("good.ck"), init_params(1));
+  const std::string good = read_all(dir.file("good.ck"));
+  const std::string bad = dir.file("bad.ck");
+
+  std::string flipped = good;
+  flipped[100] ^= 1;
+  write_file(bad, flipped);
+  CHECK_THAT(load_error(bad), Catch::Contains("CRC") && Catch::Contains(bad));
+
+  write_file(bad, "LENETCK9" + good.substr(8));
+  CHECK_THAT(load_error(bad), Catch::Contains("magic"));
+
+  write_file(bad, good.substr(0, good.size() - 5));
+  CHECK_THAT(load_error(bad), Catch::Contains("bytes"));
+
+  std::string count = good;
+  count[8] = 5;
+  write_file(bad, count);
+  CHECK_THAT(load_error(bad), Catch::Contains("parameters"));
+
+  write_file(bad, "");
+  CHECK_THAT(load_error(bad), Catch::Contains("magic"));
+  CHECK_THAT(load_error(dir.file("none.ck")), Catch::Contains("no such file"));
+  CHECK_THAT(load_error(dir.path()), Catch::Contains("not a regular file"));
+}

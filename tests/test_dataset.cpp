@@ -1,0 +1,131 @@
+// The IDX loader: good files in both spellings, plain and gzip, and every malformed file we
+// could think of, each rejected with a one-line message naming the file.
+#include <catch2/catch.hpp>
+
+#include "../common/dataset.hpp"
+#include "../common/error.hpp"
+#include "test_files.hpp"
+
+using namespace lenet;
+using namespace lenet::test;
+
+namespace {
+
+// Loads images + labels and returns the error message ("" if it loaded).
+std::string load_error(const std::string& images, const std::string& labels) {
+  try {
+    load_idx(images, labels);
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find('\n') == std::string::npos);  // one line
+    return msg;
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("IDX: good plain and gzip files load, in both spellings", "[idx]") {
+  TempDir dir;
+  write_file(dir.file("train-images-idx3-ubyte"), idx_images(3));
+  write_file(dir.file("train-labels-idx1-ubyte"), idx_labels({0, 9, 4}));
+  write_gz(dir.file("t10k-images.idx3-ubyte.gz"), idx_images(2));
+  write_gz(dir.file("t10k-labels.idx1-ubyte.gz"), idx_labels({1, 2}));
+  const Dataset train = load_split(dir.path(), "train");
+  CHECK(train.count == 3);
+  CHECK(train.label(1) == 9);
+  CHECK(train.image(2)[5] == static_cast<uint8_t>((2 * 784 + 5) * 7 % 256));
+  const Dataset test = load_split(dir.path(), "t10k");
+  CHECK(test.count == 2);
+  CHECK(test.label(1) == 2);
+}
+
+TEST_CASE("IDX: the shipped real data set loads", "[idx]") {
+  const Dataset d = load_split(std::string(LENET_VECTORS_DIR) + "/data", "train");
+  CHECK(d.count == 128);
+}
+
+TEST_CASE("IDX: malformed files are rejected with a one-line error naming the file", "[idx]") {
+  TempDir dir;
+  const std::string img = dir.file("img"), lab = dir.file("lab");
+  write_file(lab, idx_labels({1, 2, 3}));
+
+  SECTION("truncated pixels") {
+    write_file(img, idx_images(3, 28, 28, 0x803, 3 * 784 - 10));
+    CHECK_THAT(load_error(img, lab), Catch::Contains(img) && Catch::Contains("truncated"));
+  }
+  SECTION("truncated header") {
+    write_file(img, idx_images(3).substr(0, 6));
+    CHECK_THAT(load_error(img, lab), Catch::Contains("truncated"));
+  }
+  SECTION("wrong magic") {
+    write_file(img, idx_images(3, 28, 28, 0x801));
+    CHECK_THAT(load_error(img, lab), Catch::Contains("magic"));
+  }
+  SECTION("trailing bytes") {
+    write_file(img, idx_images(3) + "xx");
+    CHECK_THAT(load_error(img, lab), Catch::Contains("trailing"));
+  }
+  SECTION("not 28x28") {
+    write_file(img, idx_images(3, 32, 32));
+    CHECK_THAT(load_error(img, lab), Catch::Contains("32x32"));
+  }
+  SECTION("no images") {
+    write_file(img, idx_images(0));
+    CHECK_THAT(load_error(img, lab), Catch::Contains("no images"));
+  }
+  SECTION("an absurd count in a small file fails without a huge allocation") {
+    write_file(img, idx_images(1u << 30, 28, 28, 0x803, 1000));
+    CHECK_THAT(load_error(img, lab), Catch::Contains("truncated"));
+    write_file(img, idx_images(0x80000000u, 28, 28, 0x803, 1000));
+    CHECK_THAT(load_error(img, lab), Catch::Contains("too many"));
+  }
+  SECTION("empty file") {
+    write_file(img, "");
+    CHECK_THAT(load_error(img, lab), Catch::Contains(img));
+  }
+  SECTION("a directory where a file is expected") {
+    CHECK_THAT(load_error(dir.path(), lab), Catch::Contains("not a regular file"));
+  }
+  SECTION("a missing file") {
+    CHECK_THAT(load_error(dir.file("nope"), lab), Catch::Contains("no such file"));
+  }
+  SECTION("label out of range") {
+    write_file(img, idx_images(3));
+    write_file(lab, idx_labels({1, 11, 3}));
+    CHECK_THAT(load_error(img, lab), Catch::Contains("label 11") && Catch::Contains(lab));
+  }
+  SECTION("image and label counts differ") {
+    write_file(img, idx_images(4));
+    CHECK_THAT(load_error(img, lab), Catch::Contains("3 labels") && Catch::Contains("4 images"));
+  }
+  SECTION("corrupt gzip data") {
+    write_gz(img, idx_images(3));
+    std::string bytes;
+    {
+      std::ifstream in(img, std::ios::binary);
+      bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    for (size_t i = 20; i < bytes.size() - 8; i += 3)
+      bytes[i] = static_cast<char>(~bytes[i]);
+    write_file(img, bytes);
+    CHECK_THAT(load_error(img, lab), Catch::Contains(img));
+  }
+}
+
+TEST_CASE("IDX: a missing data directory or file names what was tried", "[idx]") {
+  TempDir dir;
+  try {
+    load_split(dir.file("missing"), "train");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("--data") && Catch::Contains("not a directory"));
+  }
+  try {
+    load_split(dir.path(), "train");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("train-images-idx3-ubyte.gz") &&
+                             Catch::Contains("train-images.idx3-ubyte"));
+  }
+}

@@ -1,0 +1,34 @@
+// The serial backend through the Backend interface: the PyTorch step and trajectory vectors for
+// every tier, and run-to-run determinism.
+#include <catch2/catch.hpp>
+
+#include "../backend_serial/serial_backend.hpp"
+#include "../common/rng.hpp"
+#include "backend_checks.hpp"
+
+using namespace lenet;
+using namespace lenet::test;
+
+TEST_CASE("serial: one SGD step matches PyTorch", "[serial][vectors]") {
+  for (const std::string& tier : available_tiers()) {
+    INFO("tier " << tier);
+    check_one_step_vectors([&] { return std::make_unique<SerialBackend>(tier); });
+  }
+}
+
+TEST_CASE("serial: the 64-step trajectory matches PyTorch", "[serial][vectors]") {
+  for (const std::string& tier : available_tiers()) {
+    INFO("tier " << tier);
+    check_trajectory_vectors([&] { return std::make_unique<SerialBackend>(tier); });
+  }
+}
+
+TEST_CASE("serial: two runs give bit-identical parameters", "[serial]") {
+  for (const std::string& tier : available_tiers()) {
+    SerialBackend a(tier), b(tier);
+    const auto pa = train_params(a, vector_train(), 7, 0.5f, 2);
+    const auto pb = train_params(b, vector_train(), 7, 0.5f, 2);
+    CHECK(pa == pb);
+    CHECK(pa != init_params(1));
+  }
+}
