@@ -67,20 +67,26 @@ void collective(Comm& comm, F&& phase) {
   throw Error("", code);  // another rank printed the reason
 }
 
-std::string compare_params(const std::vector<float>& got, const std::vector<float>& want,
-                           bool& identical, double& max_rel) {
-  identical = true;
+// Fills r's verification fields from the final parameters and the reference checkpoint.
+void verify_params(RunResult& r, const std::vector<float>& want) {
+  const std::vector<float>& got = r.params;
+  bool identical = true;
   double max_abs = 0, max_ref = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     if (got[i] != want[i]) identical = false;
     max_abs = std::max(max_abs, std::fabs(double(got[i]) - want[i]));
     max_ref = std::max(max_ref, std::fabs(double(want[i])));
   }
-  max_rel = max_ref > 0 ? max_abs / max_ref : max_abs;
+  const double max_rel = max_ref > 0 ? max_abs / max_ref : max_abs;
   char buf[128];
   std::snprintf(buf, sizeof buf, " (%s, max |diff| %.3g = %.3g of max |param|)",
                 identical ? "bit-identical" : "not bit-identical", max_abs, max_rel);
-  return buf;
+  r.verification_detail = buf;
+  r.max_abs_diff = max_abs;
+  r.bit_identical = identical;
+  // Tolerance-equal backends (MPI fast mode, CUDA) stay well inside 1e-4 of the largest
+  // parameter after an epoch; docs/network.md lists which backends are bit-identical.
+  r.verification = max_rel <= 1e-4 ? "SUCCESSFUL" : "UNSUCCESSFUL";
 }
 
 int run(int argc, char** argv, const BackendSpec& spec, Comm& comm) {
@@ -177,15 +183,7 @@ int run(int argc, char** argv, const BackendSpec& spec, Comm& comm) {
   result.times = backend->times();
   result.eval = backend->evaluate();
   if (!opts.verify_path.empty()) {
-    bool identical = false;
-    double max_rel = 0;
-    collective(comm, [&] {
-      const auto ref = load_checkpoint(opts.verify_path);
-      result.verification_detail = compare_params(result.params, ref, identical, max_rel);
-    });
-    // Tolerance-equal backends (MPI fast mode, CUDA) stay well inside 1e-4 of the largest
-    // parameter after an epoch; docs/network.md lists which backends are bit-identical.
-    result.verification = max_rel <= 1e-4 ? "SUCCESSFUL" : "UNSUCCESSFUL";
+    collective(comm, [&] { verify_params(result, load_checkpoint(opts.verify_path)); });
   }
   if (root) {
     if (opts.timing) std::printf("%s", timing_table(result.times, opts.epochs).c_str());

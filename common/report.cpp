@@ -124,7 +124,9 @@ void append_csv(const std::string& path, const RunResult& r) {
   if (existing.empty()) {
     row << "timestamp,backend,kernels,strategy,threads,ranks,device,batch,lr,seed,epochs,"
            "train_images,test_images,seconds_per_epoch,images_per_s,gflops,test_accuracy,"
-           "test_loss,final_loss,comm_seconds,checksum,param_crc32,verification\n";
+           "test_loss,final_loss,comm_seconds,checksum,param_crc32,verification,max_abs_diff,"
+           "bit_identical,c1_forward,s1_forward,f_forward,f_backward,s1_backward,c1_backward,"
+           "reduce,update\n";
   }
   const std::time_t now = std::time(nullptr);
   char stamp[32];
@@ -139,7 +141,17 @@ void append_csv(const std::string& path, const RunResult& r) {
       << fmt("%.4f", accuracy_percent(r.eval)) << ',' << fmt("%.6f", test_loss(r.eval)) << ','
       << fmt("%.6f", r.final_loss) << ',' << fmt("%.6f", r.times.comm) << ','
       << fmt("%.10e", param_checksum(r.params)) << ',' << hex32(param_crc32(r.params)) << ','
-      << r.verification << '\n';
+      << r.verification << ',' << (r.max_abs_diff < 0 ? "" : fmt("%.3e", r.max_abs_diff)) << ','
+      << (r.max_abs_diff < 0 ? ""
+          : r.bit_identical  ? "yes"
+                             : "no");
+  // Per-layer seconds per epoch (0 unless --timing).
+  const LayerTimes& t = r.times;
+  for (double s : {t.c1_forward, t.s1_forward, t.f_forward, t.f_backward, t.s1_backward,
+                   t.c1_backward, t.reduce, t.update}) {
+    row << ',' << fmt("%.6f", r.opts.epochs > 0 ? s / r.opts.epochs : 0.0);
+  }
+  row << '\n';
   write_file_atomic(path, existing + row.str());
 }
 

@@ -28,6 +28,8 @@ struct RunResult {
   std::vector<float> params;
   std::string verification = "NOT PERFORMED";  // SUCCESSFUL / UNSUCCESSFUL / NOT PERFORMED
   std::string verification_detail;
+  double max_abs_diff = -1;  // vs the --verify checkpoint; -1 when not performed
+  bool bit_identical = false;
 
   double seconds_per_epoch() const;
   double images_per_second() const;
