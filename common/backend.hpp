@@ -51,6 +51,10 @@ class Backend {
   // so it must not be a collective operation.
   virtual double epoch_loss_sum() = 0;
 
+  // How often, in steps, the driver reads epoch_loss_sum() to stop a diverging run at once: 1 on
+  // the CPU; a device backend may ask for less often, to avoid a synchronisation per step.
+  virtual int loss_check_interval() const { return 1; }
+
   // Loss and correct predictions over the whole bound test set. Called by every rank.
   virtual EvalResult evaluate() = 0;
 

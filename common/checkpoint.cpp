@@ -6,7 +6,6 @@
 #include <zlib.h>
 
 #include <cerrno>
-#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -17,23 +16,50 @@
 namespace lenet {
 namespace {
 
-constexpr char kMagic[8] = {'L', 'E', 'N', 'E', 'T', 'C', 'K', '1'};
+constexpr size_t kMagicSize = 8;
+constexpr size_t kParamsEnd = kMagicSize + 4 + 4 * size_t{kParamCount};
+constexpr size_t kPositionSize = 4 + 4 + 8 + 4 + 4 + 4 + 4 + 4 + 8;
 
-void put_u32_le(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i)
-    out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
+// Little-endian writer and reader for the fixed-width fields of both formats.
+struct Writer {
+  std::string out;
+  template <class T>
+  void put(T v) {
+    unsigned char b[sizeof(T)];
+    std::memcpy(b, &v, sizeof(T));  // this is a little-endian host (x86, Arm): bytes as stored
+    out.append(reinterpret_cast<const char*>(b), sizeof(T));
+  }
+};
 
-uint32_t get_u32_le(const std::string& in, size_t at) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i)
-    v |= uint32_t{static_cast<unsigned char>(in[at + i])} << (8 * i);
-  return v;
-}
+struct Reader {
+  const std::string& in;
+  size_t at;
+  template <class T>
+  T get() {
+    T v;
+    std::memcpy(&v, in.data() + at, sizeof(T));
+    at += sizeof(T);
+    return v;
+  }
+};
 
 uint32_t crc_of(const std::string& bytes, size_t n) {
   return static_cast<uint32_t>(
       crc32(0L, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(n)));
+}
+
+Writer params_block(const char* magic, const std::vector<float>& params) {
+  Writer w;
+  w.out.assign(magic, kMagicSize);
+  w.put(static_cast<uint32_t>(params.size()));
+  for (float p : params)
+    w.put(p);
+  return w;
+}
+
+void finish(const std::string& path, Writer& w) {
+  w.put(crc_of(w.out, w.out.size()));
+  write_file_atomic(path, w.out);
 }
 
 }  // namespace
@@ -61,18 +87,19 @@ void write_file_atomic(const std::string& path, const std::string& bytes) {
 }
 
 void save_checkpoint(const std::string& path, const std::vector<float>& params) {
-  std::string out(kMagic, sizeof kMagic);
-  put_u32_le(out, static_cast<uint32_t>(params.size()));
-  for (float p : params) {
-    uint32_t bits;
-    std::memcpy(&bits, &p, 4);
-    put_u32_le(out, bits);
-  }
-  put_u32_le(out, crc_of(out, out.size()));
-  write_file_atomic(path, out);
+  Writer w = params_block("LENETCK1", params);
+  finish(path, w);
 }
 
-std::vector<float> load_checkpoint(const std::string& path) {
+void save_checkpoint(const std::string& path, const std::vector<float>& params,
+                     const TrainingPosition& p) {
+  Writer w = params_block("LENETCK2", params);
+  w.put(p.epoch), w.put(p.step), w.put(p.seed), w.put(p.batch), w.put(p.lr), w.put(p.shuffle);
+  w.put(p.train_count), w.put(p.train_crc), w.put(p.loss_sum);
+  finish(path, w);
+}
+
+Checkpoint read_checkpoint(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open checkpoint: no such file");
   if (!S_ISREG(st.st_mode)) throw Error(path + ": checkpoint is not a regular file");
@@ -80,30 +107,39 @@ std::vector<float> load_checkpoint(const std::string& path) {
   if (!in) throw Error(path + ": cannot open checkpoint for reading");
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 
-  const size_t expected = sizeof kMagic + 4 + 4 * size_t{kParamCount} + 4;
-  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
-    throw Error(path + ": not a lenet checkpoint (magic is not LENETCK1)");
+  const std::string magic = bytes.substr(0, kMagicSize);
+  if (magic != "LENETCK1" && magic != "LENETCK2") {
+    throw Error(path + ": not a lenet checkpoint (magic is not LENETCK1 or LENETCK2)");
   }
-  if (bytes.size() < sizeof kMagic + 4) throw Error(path + ": checkpoint truncated");
-  const uint32_t count = get_u32_le(bytes, sizeof kMagic);
+  const bool v2 = magic == "LENETCK2";
+  if (bytes.size() < kMagicSize + 4) throw Error(path + ": checkpoint truncated");
+  Reader r{bytes, kMagicSize};
+  const auto count = r.get<uint32_t>();
   if (count != kParamCount) {
     throw Error(path + ": checkpoint holds " + std::to_string(count) + " parameters, expected " +
                 std::to_string(kParamCount));
   }
+  const size_t expected = kParamsEnd + (v2 ? kPositionSize : 0) + 4;
   if (bytes.size() != expected) {
     throw Error(path + ": checkpoint is " + std::to_string(bytes.size()) + " bytes, expected " +
                 std::to_string(expected));
   }
-  const uint32_t stored = get_u32_le(bytes, expected - 4);
-  if (stored != crc_of(bytes, expected - 4)) {
+  if (Reader{bytes, expected - 4}.get<uint32_t>() != crc_of(bytes, expected - 4)) {
     throw Error(path + ": checkpoint CRC-32 mismatch (file corrupt)");
   }
-  std::vector<float> params(kParamCount);
-  for (int i = 0; i < kParamCount; ++i) {
-    const uint32_t bits = get_u32_le(bytes, sizeof kMagic + 4 + 4 * size_t(i));
-    std::memcpy(&params[i], &bits, 4);
+  Checkpoint ck;
+  ck.params.resize(kParamCount);
+  for (float& p : ck.params)
+    p = r.get<float>();
+  if (v2) {
+    TrainingPosition p;
+    p.epoch = r.get<uint32_t>(), p.step = r.get<uint32_t>(), p.seed = r.get<uint64_t>();
+    p.batch = r.get<uint32_t>(), p.lr = r.get<float>(), p.shuffle = r.get<uint32_t>();
+    p.train_count = r.get<uint32_t>(), p.train_crc = r.get<uint32_t>();
+    p.loss_sum = r.get<double>();
+    ck.position = p;
   }
-  return params;
+  return ck;
 }
 
 }  // namespace lenet

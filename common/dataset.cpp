@@ -146,6 +146,17 @@ Dataset load_split(const std::string& dir, const std::string& prefix) {
   return load_idx(images, labels);
 }
 
+uint32_t dataset_crc(const Dataset& d) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (const auto* v : {&d.pixels, &d.labels}) {
+    for (size_t at = 0; at < v->size(); at += 1u << 30) {
+      const auto n = static_cast<uInt>(std::min<size_t>(v->size() - at, 1u << 30));
+      crc = crc32(crc, v->data() + at, n);
+    }
+  }
+  return static_cast<uint32_t>(crc);
+}
+
 void truncate(Dataset& d, int n) {
   d.count = n;
   d.pixels.resize(static_cast<size_t>(n) * kImageSize);

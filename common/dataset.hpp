@@ -32,4 +32,7 @@ Dataset load_split(const std::string& dir, const std::string& prefix);
 // The first n samples of d (n <= d.count).
 void truncate(Dataset& d, int n);
 
+// CRC-32 of the pixels and labels: the data set's identity in resumable checkpoints.
+uint32_t dataset_crc(const Dataset& d);
+
 }  // namespace lenet

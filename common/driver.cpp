@@ -1,7 +1,5 @@
 #include "driver.hpp"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -9,43 +7,12 @@
 #include "checkpoint.hpp"
 #include "error.hpp"
 #include "network.hpp"
+#include "progress.hpp"
 #include "report.hpp"
 #include "rng.hpp"
 
 namespace lenet {
 namespace {
-
-// A one-line progress bar on stderr, redrawn at most 4 times a second, only on a terminal.
-class Progress {
- public:
-  explicit Progress(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO)) {}
-
-  // True when it is time to redraw (reading the loss may synchronise a device: ask first).
-  bool due() {
-    if (!enabled_) return false;
-    const double now = now_seconds();
-    if (now - last_ < 0.25) return false;
-    last_ = now;
-    return true;
-  }
-
-  void update(int epoch, int epochs, int done, int total, double loss_mean, double t0) {
-    const double now = now_seconds();
-    const int width = 30;
-    const int filled = total ? width * done / total : width;
-    std::fprintf(stderr, "\r epoch %d/%d [%-*s] %3d%%  loss %.4f  %.0f img/s ", epoch + 1, epochs,
-                 width, std::string(filled, '#').c_str(), total ? 100 * done / total : 100,
-                 loss_mean, done / std::max(now - t0, 1e-9));
-    std::fflush(stderr);
-  }
-  void clear() {
-    if (enabled_) std::fprintf(stderr, "\r%*s\r", 80, "");
-  }
-
- private:
-  bool enabled_;
-  double last_ = 0;
-};
 
 // Runs one phase on every rank; if it fails anywhere, the lowest failing rank prints its error
 // and every rank throws, so they all exit together instead of waiting for each other.
@@ -89,114 +56,233 @@ void verify_params(RunResult& r, const std::vector<float>& want) {
   r.verification = max_rel <= 1e-4 ? "SUCCESSFUL" : "UNSUCCESSFUL";
 }
 
-int run(int argc, char** argv, const BackendSpec& spec, Comm& comm) {
-  const bool root = comm.rank() == 0;
-  Options opts;
-  CLI::App app(
-      "Trains the LeNet-style network of docs/network.md with the " + spec.program + " backend.",
-      spec.program);
-  add_common_options(app, opts);
-  if (spec.add_options) spec.add_options(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    if (root) std::cout << app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    throw Error(e.what(), 2);  // the same argv on every rank: every rank fails alike
+// Refuses to resume a run with other data or options than it was started with.
+void check_resumable(const TrainingPosition& p, const Options& o, const Dataset& train,
+                     uint32_t train_crc) {
+  auto mismatch = [&](const std::string& what) {
+    throw Error("--resume: " + o.resume_path + " was written with another " + what, 2);
+  };
+  if (p.seed != o.seed) mismatch("--seed (" + std::to_string(p.seed) + ")");
+  if (p.batch != static_cast<uint32_t>(o.batch)) {
+    mismatch("--batch (" + std::to_string(p.batch) + ")");
   }
-  try {
-    check_options(opts);
-  } catch (const Error& e) {
-    throw Error(e.what(), 2);
+  if (p.lr != o.lr) mismatch("--lr (" + std::to_string(p.lr) + ")");
+  if ((p.shuffle != 0) != o.shuffle) mismatch("shuffle setting (--no-shuffle)");
+  if (p.train_count != static_cast<uint32_t>(train.count) || p.train_crc != train_crc) {
+    mismatch("training set (" + std::to_string(p.train_count) + " images, CRC " +
+             std::to_string(p.train_crc) + ")");
   }
-  const bool say = root && !opts.quiet;
+  if (p.epoch > static_cast<uint32_t>(o.epochs)) {
+    mismatch("--epochs (it is already in epoch " + std::to_string(p.epoch + 1) + ")");
+  }
+}
 
-  // Data, the backend and the starting parameters: any rank may fail here.
-  RunResult result;
-  result.opts = opts;
-  Dataset train, test;
-  std::unique_ptr<Backend> backend;
-  std::vector<float> params;
-  collective(comm, [&] {
-    const double t0 = now_seconds();
-    train = load_split(opts.data_dir, "train");
-    test = load_split(opts.data_dir, "t10k");
-    for (auto [d, limit, flag] : {std::tuple{&train, opts.train_limit, "--train-limit"},
-                                  std::tuple{&test, opts.test_limit, "--test-limit"}}) {
-      if (limit > d->count) {
-        throw Error(std::string(flag) + ": " + std::to_string(limit) + " is more than the " +
-                        std::to_string(d->count) + " images in " + d->images_path,
-                    2);
+// One execution of an executable: parse, set up, train, report.
+class Run {
+ public:
+  Run(const BackendSpec& spec, Comm& comm) : spec_(spec), comm_(comm), root_(comm.rank() == 0) {}
+
+  int main(int argc, char** argv) {
+    if (!parse(argc, argv)) return 0;
+    set_up();
+    train();
+    return finish();
+  }
+
+ private:
+  // Returns false when --help was printed.
+  bool parse(int argc, char** argv) {
+    CLI::App app(
+        "Trains the LeNet-style network of docs/network.md with the " + spec_.program + " backend.",
+        spec_.program);
+    add_common_options(app, opts_);
+    if (spec_.add_options) spec_.add_options(app);
+    try {
+      app.parse(argc, argv);
+      check_options(opts_);
+    } catch (const CLI::CallForHelp&) {
+      if (root_) std::cout << app.help();
+      return false;
+    } catch (const CLI::ParseError& e) {
+      throw Error(e.what(), 2);  // the same argv on every rank: every rank fails alike
+    } catch (const Error& e) {
+      throw Error(e.what(), 2);
+    }
+    result_.opts = opts_;
+    say_ = root_ && !opts_.quiet;
+    return true;
+  }
+
+  // Data, the backend and the starting point: any rank may fail here.
+  void set_up() {
+    std::vector<float> params;
+    collective(comm_, [&] {
+      const double t0 = now_seconds();
+      train_ = load_split(opts_.data_dir, "train");
+      test_ = load_split(opts_.data_dir, "t10k");
+      limit(train_, opts_.train_limit, "--train-limit");
+      limit(test_, opts_.test_limit, "--test-limit");
+      result_.load_seconds = now_seconds() - t0;
+      if (opts_.save_every > 0 || !opts_.resume_path.empty()) train_crc_ = dataset_crc(train_);
+      if (!opts_.resume_path.empty()) {
+        Checkpoint ck = read_checkpoint(opts_.resume_path);
+        if (!ck.position) {
+          throw Error("--resume: " + opts_.resume_path +
+                          " holds no training position (a LENETCK1 file: use --load)",
+                      2);
+        }
+        check_resumable(*ck.position, opts_, train_, train_crc_);
+        start_ = *ck.position;
+        params = std::move(ck.params);
+      } else {
+        params =
+            opts_.load_path.empty() ? init_params(opts_.seed) : load_checkpoint(opts_.load_path);
       }
-      if (limit > 0) truncate(*d, limit);
+      backend_ = spec_.create(opts_);
+    });
+    result_.train_images = train_.count;
+    result_.test_images = test_.count;
+    result_.info = backend_->info();
+    if (say_) {
+      std::printf("%s: %s, %d train / %d test images from %s, load %.2f s%s\n",
+                  spec_.program.c_str(), result_.info.kernels.c_str(), train_.count, test_.count,
+                  opts_.data_dir.c_str(), result_.load_seconds,
+                  opts_.resume_path.empty() ? "" : resume_note().c_str());
     }
-    result.load_seconds = now_seconds() - t0;
-    params = opts.load_path.empty() ? init_params(opts.seed) : load_checkpoint(opts.load_path);
-    backend = spec.create(opts);
-  });
-  result.train_images = train.count;
-  result.test_images = test.count;
-  result.info = backend->info();
-  if (say) {
-    std::printf("%s: %s, %d train / %d test images from %s, load %.2f s\n", spec.program.c_str(),
-                result.info.kernels.c_str(), train.count, test.count, opts.data_dir.c_str(),
-                result.load_seconds);
+    backend_->bind_data(train_, test_);
+    backend_->set_params(params);
+    backend_->set_timing(opts_.timing);
   }
 
-  backend->bind_data(train, test);
-  backend->set_params(params);
-  backend->set_timing(opts.timing);
+  static void limit(Dataset& d, int n, const char* flag) {
+    if (n > d.count) {
+      throw Error(std::string(flag) + ": " + std::to_string(n) + " is more than the " +
+                      std::to_string(d.count) + " images in " + d.images_path,
+                  2);
+    }
+    if (n > 0) truncate(d, n);
+  }
 
-  Progress progress(say);
-  for (int epoch = 0; epoch < opts.epochs; ++epoch) {
-    backend->begin_epoch(epoch_order(opts.seed, epoch, train.count, opts.shuffle));
-    const double t0 = now_seconds();
-    for (int first = 0; first < train.count; first += opts.batch) {
-      const int count = std::min(opts.batch, train.count - first);
-      backend->train_batch(first, count, opts.lr);
-      if (progress.due()) {
-        progress.update(epoch, opts.epochs, first + count, train.count,
-                        backend->epoch_loss_sum() / (first + count), t0);
+  std::string resume_note() const {
+    return ", resuming epoch " + std::to_string(start_.epoch + 1) + " at step " +
+           std::to_string(start_.step);
+  }
+
+  void train() {
+    Progress progress(say_);
+    const int steps_per_epoch = (train_.count + opts_.batch - 1) / opts_.batch;
+    const int check_every = std::max(1, backend_->loss_check_interval());
+    for (int epoch = static_cast<int>(start_.epoch); epoch < opts_.epochs; ++epoch) {
+      const bool resumed = epoch == static_cast<int>(start_.epoch);
+      const int first_step = resumed ? static_cast<int>(start_.step) : 0;
+      loss_offset_ = resumed ? start_.loss_sum : 0.0;  // what the interrupted run had summed
+      backend_->begin_epoch(epoch_order(opts_.seed, epoch, train_.count, opts_.shuffle));
+      double t0 = now_seconds(), saving = 0;
+      for (int step = first_step; step < steps_per_epoch; ++step) {
+        const int first = step * opts_.batch;
+        const int count = std::min(opts_.batch, train_.count - first);
+        backend_->train_batch(first, count, opts_.lr);
+        if ((step + 1) % check_every == 0 && !std::isfinite(backend_->epoch_loss_sum())) {
+          diverged(epoch, step + 1);
+        }
+        if (opts_.save_every > 0 && (epoch * steps_per_epoch + step + 1) % opts_.save_every == 0) {
+          const double s0 = now_seconds();
+          save_position(epoch, step + 1);
+          saving += now_seconds() - s0;  // checkpoints are not training time
+        }
+        if (progress.due()) {
+          progress.update(epoch, opts_.epochs, first + count, train_.count,
+                          epoch_loss() / (first + count), t0 + saving);
+        }
+      }
+      const double seconds = now_seconds() - t0 - saving;
+      result_.train_seconds += seconds;
+      progress.clear();
+      if (!std::isfinite(epoch_loss())) diverged(epoch, steps_per_epoch);
+      result_.final_loss = epoch_loss() / train_.count;
+      if (!opts_.quiet) {
+        const EvalResult e = backend_->evaluate();  // collective for MPI: every rank calls it
+        if (root_) {
+          std::printf("epoch %d/%d  train loss %.4f  test acc %.2f%%  %.3f s  %.0f img/s\n",
+                      epoch + 1, opts_.epochs, result_.final_loss,
+                      100.0 * e.correct / std::max(1LL, e.count), seconds, train_.count / seconds);
+          std::fflush(stdout);
+        }
       }
     }
-    const double seconds = now_seconds() - t0;
-    result.train_seconds += seconds;
-    progress.clear();
-    result.final_loss = backend->epoch_loss_sum() / train.count;
-    if (!std::isfinite(result.final_loss)) {
-      throw Error("training diverged in epoch " + std::to_string(epoch + 1) +
-                      ": the loss is not finite (try a smaller --lr)",
-                  3);
+  }
+
+  double epoch_loss() { return loss_offset_ + backend_->epoch_loss_sum(); }
+
+  // Every rank sees the same (reduced) loss, so every rank stops here; rank 0 says why. The
+  // --save file is left as the last good checkpoint.
+  [[noreturn]] void diverged(int epoch, int step) {
+    throw Error(root_
+                    ? "training diverged in epoch " + std::to_string(epoch + 1) + " at step " +
+                          std::to_string(step) + ": the loss is not finite (try a smaller --lr); " +
+                          (opts_.save_path.empty() ? std::string("nothing saved")
+                                                   : opts_.save_path + " left as it was")
+                    : "",
+                3);
+  }
+
+  TrainingPosition position(int epoch, int step) {
+    TrainingPosition p;
+    p.epoch = epoch, p.step = step, p.seed = opts_.seed, p.batch = opts_.batch, p.lr = opts_.lr;
+    p.shuffle = opts_.shuffle, p.train_count = train_.count, p.train_crc = train_crc_;
+    p.loss_sum = epoch_loss();
+    return p;
+  }
+
+  void save_position(int epoch, int step) {
+    const std::vector<float> params = backend_->get_params();  // every rank: may be collective
+    const TrainingPosition p = position(epoch, step);
+    collective(comm_, [&] {
+      if (root_) save_checkpoint(opts_.save_path, params, p);
+    });
+  }
+
+  int finish() {
+    result_.params = backend_->get_params();
+    result_.times = backend_->times();
+    result_.eval = backend_->evaluate();
+    if (!opts_.verify_path.empty()) {
+      collective(comm_, [&] { verify_params(result_, load_checkpoint(opts_.verify_path)); });
     }
-    if (!opts.quiet) {
-      const EvalResult e = backend->evaluate();  // collective for MPI: every rank calls it
-      if (root)
-        std::printf("epoch %d/%d  train loss %.4f  test acc %.2f%%  %.3f s  %.0f img/s\n",
-                    epoch + 1, opts.epochs, result.final_loss,
-                    100.0 * e.correct / std::max(1LL, e.count), seconds, train.count / seconds);
+    if (root_) {
+      if (opts_.timing) std::printf("%s", timing_table(result_.times, opts_.epochs).c_str());
+      std::printf("%s", summary_block(result_).c_str());
       std::fflush(stdout);
     }
+    collective(comm_, [&] {
+      if (!root_) return;
+      if (!opts_.save_path.empty()) {
+        // A resumable run ends with a resumable file (position: the end of the last epoch).
+        if (opts_.save_every > 0) {
+          TrainingPosition end = position(opts_.epochs, 0);
+          end.loss_sum = 0;
+          save_checkpoint(opts_.save_path, result_.params, end);
+        } else {
+          save_checkpoint(opts_.save_path, result_.params);
+        }
+      }
+      if (!opts_.csv_path.empty()) append_csv(opts_.csv_path, result_);
+    });
+    return result_.verification == "UNSUCCESSFUL" ? 1 : 0;
   }
 
-  result.params = backend->get_params();
-  result.times = backend->times();
-  result.eval = backend->evaluate();
-  if (!opts.verify_path.empty()) {
-    collective(comm, [&] { verify_params(result, load_checkpoint(opts.verify_path)); });
-  }
-  if (root) {
-    if (opts.timing) std::printf("%s", timing_table(result.times, opts.epochs).c_str());
-    std::printf("%s", summary_block(result).c_str());
-    std::fflush(stdout);
-  }
-  collective(comm, [&] {
-    if (!root) return;
-    if (!opts.save_path.empty()) save_checkpoint(opts.save_path, result.params);
-    if (!opts.csv_path.empty()) append_csv(opts.csv_path, result);
-  });
-  return result.verification == "UNSUCCESSFUL" ? 1 : 0;
-}
+  const BackendSpec& spec_;
+  Comm& comm_;
+  const bool root_;
+  bool say_ = false;
+  Options opts_;
+  RunResult result_;
+  Dataset train_, test_;
+  uint32_t train_crc_ = 0;
+  std::unique_ptr<Backend> backend_;
+  TrainingPosition start_;  // epoch 0, step 0 unless --resume
+  double loss_offset_ = 0;  // the resumed epoch's loss sum before the restart
+};
 
 }  // namespace
 
@@ -204,7 +290,7 @@ int run_driver(int argc, char** argv, const BackendSpec& spec) {
   Comm single;
   Comm& comm = spec.comm ? *spec.comm : single;
   try {
-    return run(argc, argv, spec, comm);
+    return Run(spec, comm).main(argc, argv);
   } catch (const Error& e) {
     if (*e.what()) std::fprintf(stderr, "%s: error: %s\n", spec.program.c_str(), e.what());
     return e.exit_code();

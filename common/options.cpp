@@ -30,6 +30,11 @@ void add_common_options(CLI::App& app, Options& o) {
       "visit the training images in file order");
   app.add_option("--save", o.save_path, "write the final parameters to this checkpoint");
   app.add_option("--load", o.load_path, "start from this checkpoint instead of the seed's init");
+  app.add_option("--save-every", o.save_every,
+                 "every N steps, write a resumable (LENETCK2) checkpoint to the --save path")
+      ->check(CLI::Range(1, 1 << 30));
+  app.add_option("--resume", o.resume_path,
+                 "continue the interrupted run whose --save-every checkpoint this is");
   app.add_option("--verify", o.verify_path,
                  "compare the final parameters with this checkpoint (e.g. serial's)");
   app.add_option("--csv", o.csv_path, "append one row describing this run to a CSV file");
@@ -47,6 +52,12 @@ void add_tier_option(CLI::App& app, std::string& tier) {
 
 void check_options(const Options& o) {
   if (o.data_dir.empty()) throw Error("--data: required (a directory of MNIST IDX files)");
+  if (o.save_every > 0 && o.save_path.empty()) {
+    throw Error("--save-every: needs --save FILE to write to");
+  }
+  if (!o.resume_path.empty() && !o.load_path.empty()) {
+    throw Error("--resume: cannot be combined with --load (a resumed run starts where it stopped)");
+  }
   if (!std::isfinite(o.lr) || o.lr <= 0) {
     throw Error("--lr: must be a finite number > 0, got " + std::to_string(o.lr));
   }

@@ -19,6 +19,8 @@ struct Options {
   bool shuffle = true;
   std::string save_path;
   std::string load_path;
+  std::string resume_path;  // continue an interrupted run from a LENETCK2 checkpoint
+  int save_every = 0;       // write a LENETCK2 checkpoint to save_path every N steps
   std::string verify_path;  // compare the final parameters with this checkpoint
   std::string csv_path;
   bool timing = false;

@@ -66,6 +66,11 @@ expect "image/label count mismatch" "100 labels" --data "$tmp/d"
 printf '\xff' | dd of="$tmp/ck" bs=1 seek=100 conv=notrunc status=none
 expect "bad checkpoint CRC" "CRC" --data "$data" --load "$tmp/ck"
 expect "missing checkpoint" "$tmp/nope.ck" --data "$data" --load "$tmp/nope.ck"
+"${launch[@]}" "$exe" --data "$data" --epochs 0 --quiet --save "$tmp/ck.v1" >/dev/null 2>&1
+
+expect "resume from a v1 checkpoint" "no training position" --data "$data" --resume "$tmp/ck.v1"
+expect "save-every without save" "--save-every" --data "$data" --save-every 10
+expect "resume and load together" "--resume" --data "$data" --resume "$tmp/ck.v1" --load "$tmp/ck.v1"
 
 echo "$failures failed"
 [[ $failures -eq 0 ]]

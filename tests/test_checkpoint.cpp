@@ -67,3 +67,35 @@ TEST_CASE("checkpoint: corrupt files are rejected", "[checkpoint]") {
   CHECK_THAT(load_error(dir.file("none.ck")), Catch::Contains("no such file"));
   CHECK_THAT(load_error(dir.path()), Catch::Contains("not a regular file"));
 }
+
+TEST_CASE("checkpoint: v2 carries the training position; every loader accepts both",
+          "[checkpoint]") {
+  TempDir dir;
+  const auto params = init_params(3);
+  TrainingPosition p;
+  p.epoch = 2, p.step = 17, p.seed = 99, p.batch = 8, p.lr = 0.3f, p.shuffle = 0;
+  p.train_count = 128, p.train_crc = 0xdeadbeef, p.loss_sum = 12.5;
+  save_checkpoint(dir.file("v2.ck"), params, p);
+  CHECK(read_all(dir.file("v2.ck")).substr(0, 8) == "LENETCK2");
+  const Checkpoint ck = read_checkpoint(dir.file("v2.ck"));
+  CHECK(ck.params == params);
+  REQUIRE(ck.position);
+  CHECK(ck.position->epoch == 2);
+  CHECK(ck.position->step == 17);
+  CHECK(ck.position->seed == 99);
+  CHECK(ck.position->batch == 8);
+  CHECK(ck.position->lr == 0.3f);
+  CHECK(ck.position->shuffle == 0);
+  CHECK(ck.position->train_count == 128);
+  CHECK(ck.position->train_crc == 0xdeadbeef);
+  CHECK(ck.position->loss_sum == 12.5);
+  CHECK(load_checkpoint(dir.file("v2.ck")) == params);  // the v1 entry point reads v2 too
+
+  std::string bad = read_all(dir.file("v2.ck"));
+  bad[bad.size() - 10] ^= 4;  // inside the position: the CRC covers it
+  write_file(dir.file("bad.ck"), bad);
+  CHECK_THAT(load_error(dir.file("bad.ck")), Catch::Contains("CRC"));
+
+  save_checkpoint(dir.file("v1.ck"), params);
+  CHECK_FALSE(read_checkpoint(dir.file("v1.ck")).position);
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Kill-and-resume and divergence, through a real executable (docs/reliability.md).
+#   1. a run killed with SIGKILL mid-epoch and resumed with --resume ends bit-identical
+#      (same parameter CRC-32) to an uninterrupted run;
+#   2. a run whose loss becomes NaN stops with exit code 3 naming the epoch and step, and
+#      leaves the --save file as it was.
+# Usage: reliability.sh DATA_DIR EXECUTABLE [LAUNCHER...]; SKIPPED (77) without the data.
+set -u
+data=$1 exe=$2
+shift 2
+launch=("$@")
+[[ -d $data ]] || { echo "SKIPPED: no data in $data (run run_scripts/get_data.sh)"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+crc() { awk -F'= ' '/Param CRC-32/ {print $2}' "$1"; }
+
+# B = 1 with the readable tier: long enough (about a second) to be killed in the middle.
+args=(--data "$data" --train-limit 20000 --epochs 2 --batch 1 --lr 0.05 --kernels ref --quiet)
+
+"${launch[@]}" "$exe" "${args[@]}" >"$tmp/full.txt" || fail "the uninterrupted run failed"
+want=$(crc "$tmp/full.txt")
+
+# The interrupted run, in its own process group so that SIGKILL reaches every rank at once.
+setsid "${launch[@]}" "$exe" "${args[@]}" --save "$tmp/ck" --save-every 2000 >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 500); do [[ -f $tmp/ck ]] && break; sleep 0.01; done
+[[ -f $tmp/ck ]] || fail "no checkpoint appeared"
+kill -0 "$pid" 2>/dev/null || fail "the run ended before it could be killed (machine too fast?)"
+kill -KILL -- "-$pid"
+wait "$pid" 2>/dev/null
+echo "killed the run after its first checkpoint"
+
+"${launch[@]}" "$exe" "${args[@]}" --resume "$tmp/ck" >"$tmp/resumed.txt" || fail "resume failed"
+got=$(crc "$tmp/resumed.txt")
+echo "uninterrupted CRC $want, killed and resumed CRC $got"
+[[ -n $want && $want == "$got" ]] || fail "the resumed run is not bit-identical"
+
+# Divergence: a checkpoint whose W1 holds NaN makes the first loss NaN.
+"${launch[@]}" "$exe" --data "$data" --epochs 0 --quiet --save "$tmp/good.ck" >/dev/null ||
+  fail "could not write a checkpoint"
+python3 - "$tmp/good.ck" "$tmp/nan.ck" <<'PY'
+import struct, sys, zlib
+raw = bytearray(open(sys.argv[1], "rb").read())
+raw[12:16] = struct.pack("<f", float("nan"))          # the first parameter, W1[0][0][0]
+raw[-4:] = struct.pack("<I", zlib.crc32(raw[:-4]))
+open(sys.argv[2], "wb").write(raw)
+PY
+cp "$tmp/good.ck" "$tmp/kept.ck"
+"${launch[@]}" "$exe" --data "$data" --train-limit 1000 --load "$tmp/nan.ck" --save "$tmp/kept.ck" \
+  --quiet >/dev/null 2>"$tmp/err"
+code=$?
+echo "NaN run: exit $code: $(cat "$tmp/err")"
+[[ $code -eq 3 ]] || fail "expected exit code 3"
+grep -q "diverged in epoch 1 at step 1" "$tmp/err" || fail "the message does not name epoch and step"
+cmp -s "$tmp/good.ck" "$tmp/kept.ck" || fail "the last good checkpoint was overwritten"
+echo "1 passed, 0 failed"
