@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# The README's main command: set up (packages, build, data), then train the network on the real
-# handwritten digits with every backend this machine built, printing each run's summary block.
-# Usage: run_scripts/main.sh [--data DIR] [--epochs N] [extra flags for every backend...]
+# The README's main command: set up (packages, build, data), train the network on the real
+# handwritten digits with every backend this machine built (printing each run's summary block),
+# then compare them all, verified, with run_scripts/compare.sh (table, CSV, plots in results/).
+# Usage: run_scripts/main.sh [--data DIR] [--epochs N] [--no-compare] [extra flags...]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 data="$root/data/digits"
 epochs=5
+compare=1
 extra=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --data) data=$2; shift 2 ;;
     --epochs) epochs=$2; shift 2 ;;
-    -h|--help) sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-compare) compare=0; shift ;;
+    -h|--help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) extra+=("$1"); shift ;;
   esac
 done
@@ -40,5 +43,10 @@ if [[ -x $bin/backend_mpi/lenet-mpi ]] && command -v mpirun >/dev/null; then
 fi
 if [[ -x $bin/backend_cuda/lenet-cuda ]]; then
   name=cuda run lenet-cuda "$bin/backend_cuda/lenet-cuda"
+fi
+if [[ $compare -eq 1 ]]; then
+  echo
+  echo "=== compare.sh: every backend, verified against serial ==="
+  bash "$root/run_scripts/compare.sh" --data "$data" || status=1
 fi
 exit $status
