@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
 #include "error.hpp"
 #include "network.hpp"
@@ -105,7 +104,11 @@ Checkpoint read_checkpoint(const std::string& path) {
   if (!S_ISREG(st.st_mode)) throw Error(path + ": checkpoint is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open checkpoint for reading");
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // At most one byte more than the longest checkpoint: a huge wrong file (a data set, a disk
+  // image) is rejected at once instead of being read into memory.
+  std::string bytes(kParamsEnd + kPositionSize + 4 + 1, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  bytes.resize(static_cast<size_t>(in.gcount()));
 
   const std::string magic = bytes.substr(0, kMagicSize);
   if (magic != "LENETCK1" && magic != "LENETCK2") {
@@ -121,7 +124,7 @@ Checkpoint read_checkpoint(const std::string& path) {
   }
   const size_t expected = kParamsEnd + (v2 ? kPositionSize : 0) + 4;
   if (bytes.size() != expected) {
-    throw Error(path + ": checkpoint is " + std::to_string(bytes.size()) + " bytes, expected " +
+    throw Error(path + ": checkpoint is " + std::to_string(st.st_size) + " bytes, expected " +
                 std::to_string(expected));
   }
   if (Reader{bytes, expected - 4}.get<uint32_t>() != crc_of(bytes, expected - 4)) {

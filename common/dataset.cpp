@@ -64,11 +64,18 @@ class IdxFile {
     while (total < n) {
       const unsigned want = static_cast<unsigned>(std::min<size_t>(n - total, 1u << 30));
       const int got = gzread(file_.get(), static_cast<char*>(dst) + total, want);
+      int code = Z_OK;
       if (got < 0) {
-        int code = 0;
-        fail(std::string("corrupt or unreadable: ") + gzerror(file_.get(), &code));
+        std::string why = gzerror(file_.get(), &code);
+        if (why.rfind(path_ + ": ", 0) == 0) why.erase(0, path_.size() + 2);  // zlib adds the path
+        fail("corrupt or unreadable: " + why);
       }
-      if (got == 0) break;
+      if (got == 0) {
+        // zlib reports a gzip stream cut short as an end of file: its CRC-32 was never checked.
+        gzerror(file_.get(), &code);
+        if (code == Z_BUF_ERROR) fail("truncated: the gzip data ends early");
+        break;
+      }
       total += static_cast<size_t>(got);
     }
     return total;

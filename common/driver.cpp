@@ -97,16 +97,23 @@ class Run {
         spec_.program);
     add_common_options(app, opts_);
     if (spec_.add_options) spec_.add_options(app);
-    try {
-      app.parse(argc, argv);
-      check_options(opts_);
-    } catch (const CLI::CallForHelp&) {
+    bool help = false;
+    // Collective, so that a bad flag (the same on every rank) is printed once, not once a rank.
+    collective(comm_, [&] {
+      try {
+        app.parse(argc, argv);
+        check_options(opts_);
+      } catch (const CLI::CallForHelp&) {
+        help = true;
+      } catch (const CLI::ParseError& e) {
+        throw Error(e.what(), 2);
+      } catch (const Error& e) {
+        throw Error(e.what(), 2);
+      }
+    });
+    if (help) {
       if (root_) std::cout << app.help();
       return false;
-    } catch (const CLI::ParseError& e) {
-      throw Error(e.what(), 2);  // the same argv on every rank: every rank fails alike
-    } catch (const Error& e) {
-      throw Error(e.what(), 2);
     }
     result_.opts = opts_;
     say_ = root_ && !opts_.quiet;
