@@ -1,0 +1,97 @@
+// F: fully connected 216 -> 10, then softmax and cross-entropy.
+//   forward:  z3[k] = b3[k] + sum_n W3[k][n] * a2[n]    p = softmax(z3)   loss = -log p[label]
+//   backward: d3[k] = p[k] - (k == label)
+//             dW3[k][n] = d3[k] * a2[n]                 db3[k] = d3[k]
+//             g2[n] = sum_k W3[k][n] * d3[k]            d2 = g2 * a2 * (1 - a2)
+// Vectors run along n. 216 is whole vectors of 4 or 8 floats; with 16 lanes the last 8 columns
+// of each W3 row are done one by one (the rows of W3 and dW3 are packed, not padded).
+#include <cmath>
+
+#include "../vexp.hpp"
+#include "simd_kernels.hpp"
+
+namespace lenet {
+
+using namespace simd;
+
+namespace {
+
+constexpr int kWhole = kS1Size / kLanes * kLanes;  // columns covered by whole vectors
+
+}  // namespace
+
+float SimdKernels::f_forward(const float* params, int label) {
+  const float* W3 = params + kW3;
+  const float* b3 = params + kB3;
+  // One vector of columns n at a time, through all 10 rows: 10 independent sums (one sum per
+  // row in turn would wait on each multiply-add's latency), a2 loaded once.
+  vfloat part[kClasses] = {};
+  for (int n = 0; n < kWhole; n += kLanes) {
+    const vfloat a2 = load(a2_ + n);
+    for (int k = 0; k < kClasses; ++k)
+      part[k] += load(W3 + k * kS1Size + n) * a2;
+  }
+  float sums[kClasses];
+  hsums(part, sums);
+  for (int k = 0; k < kClasses; ++k) {
+    float z = b3[k] + sums[k];
+    for (int n = kWhole; n < kS1Size; ++n)
+      z += W3[k * kS1Size + n] * a2_[n];
+    z3_[k] = z;
+  }
+  // Softmax with the maximum subtracted; the loss as log-sum-exp minus the label's logit, which
+  // stays finite where p[label] would round to 0. Ten values: scalar code as in ref, with the
+  // inlined vexp (common/vexp.hpp), which is faster than calling std::exp.
+  float zmax = z3_[0];
+  for (int k = 1; k < kClasses; ++k)
+    zmax = z3_[k] > zmax ? z3_[k] : zmax;
+  float sum = 0.0f;
+  for (int k = 0; k < kClasses; ++k) {
+    p_[k] = vexp(z3_[k] - zmax);
+    sum += p_[k];
+  }
+  for (int k = 0; k < kClasses; ++k)
+    p_[k] /= sum;
+  label_ = label;
+  loss_ = std::log(sum) - (z3_[label] - zmax);
+  return loss_;
+}
+
+int SimdKernels::predicted() const {
+  int best = 0;
+  for (int k = 1; k < kClasses; ++k) {
+    if (z3_[k] > z3_[best]) best = k;
+  }
+  return best;
+}
+
+void SimdKernels::f_backward(const float* params, float* grad) {
+  const float* W3 = params + kW3;
+  float* dW3 = grad + kW3;
+  float* db3 = grad + kB3;
+  float d3[kClasses];
+  for (int k = 0; k < kClasses; ++k) {
+    d3[k] = p_[k] - (k == label_ ? 1.0f : 0.0f);
+    db3[k] = d3[k];
+  }
+  // One vector of columns n at a time, through all 10 rows: dW3 and g2 in one pass over W3.
+  for (int n = 0; n < kWhole; n += kLanes) {
+    const vfloat a2 = load(a2_ + n);
+    vfloat g2 = {};
+    for (int k = 0; k < kClasses; ++k) {
+      store(dW3 + k * kS1Size + n, d3[k] * a2);
+      g2 += load(W3 + k * kS1Size + n) * d3[k];
+    }
+    store(d2_ + n, g2 * a2 * (1.0f - a2));
+  }
+  for (int n = kWhole; n < kS1Size; ++n) {
+    float g2 = 0.0f;
+    for (int k = 0; k < kClasses; ++k) {
+      dW3[k * kS1Size + n] = d3[k] * a2_[n];
+      g2 += W3[k * kS1Size + n] * d3[k];
+    }
+    d2_[n] = g2 * a2_[n] * (1.0f - a2_[n]);
+  }
+}
+
+}  // namespace lenet
