@@ -1,0 +1,88 @@
+// The batch strategy: the kChunk-sample chunks of a mini-batch run on different threads.
+//   in one parallel region per batch:
+//     for each chunk c, on some thread t:   chunks_[c] = chunk_gradient(kernels of t, chunk c)
+//     barrier
+//     for each line of 16 parameters, on some thread:
+//       G[i] = ((0 + chunks_[0][i]) + chunks_[1][i]) + ...     (chunk order, as accumulate)
+//   then, on one thread: params -= (lr / B) * G                  (sgd_update)
+// A chunk's sum does not depend on the thread that computes it, and G adds the chunk sums in
+// the same order as lenet-serial: the bits are the serial backend's, for any thread count.
+// The team has min(threads, chunks) threads: with B = 32 there are two chunks, so a third or
+// fourth thread would have nothing to do.
+#include <omp.h>
+
+#include <algorithm>
+
+#include "../common/gradient.hpp"
+#include "openmp_backend.hpp"
+
+namespace lenet {
+namespace {
+
+// The fields of LayerTimes that the threads measure, for taking the slowest thread's time.
+constexpr double LayerTimes::*kLayerFields[] = {&LayerTimes::c1_forward,  &LayerTimes::s1_forward,
+                                                &LayerTimes::f_forward,   &LayerTimes::f_backward,
+                                                &LayerTimes::s1_backward, &LayerTimes::c1_backward,
+                                                &LayerTimes::reduce};
+
+}  // namespace
+
+void OpenMPBackend::train_chunks_in_parallel(int first, int count, float lr) {
+  const int n_chunks = (count + kChunk - 1) / kChunk;
+  // Grows once, at the first (largest) batch; never per batch.
+  if (n_chunks > static_cast<int>(chunks_.size())) chunks_.resize(n_chunks);
+  const int n_lines = (kParamCount + kLineFloats - 1) / kLineFloats;
+  // No more threads than chunks: a thread without a chunk would only wait at the barriers
+  // (B = 32 has 2 chunks; a batch of up to 16 samples has one, and runs without a team).
+  const int team = std::min(threads_, n_chunks);
+  const float* params = params_.v;
+  float* grad = batch_grad_.v;
+  double reduce_seconds = 0;
+
+#pragma omp parallel num_threads(team) if (team > 1)
+  {
+    Worker& w = workers_[omp_get_thread_num()];
+    LayerTimes* t = timing_ ? &w.times : nullptr;
+    if (t) *t = LayerTimes{};
+#pragma omp for schedule(static)
+    for (int c = 0; c < n_chunks; ++c) {  // whole chunks, each with this thread's kernels
+      const int start = first + c * kChunk;
+      const int n = std::min(kChunk, first + count - start);
+      chunks_[c].loss = chunk_gradient(*w.kernels, params, *train_, order_.data() + start, n,
+                                       chunks_[c].grad, w.sample_grad, t);
+    }  // implicit barrier: every chunk sum is ready
+
+    // The chunk sums, added in chunk order; each thread owns whole cache lines of G.
+    const double t0 = now_seconds();
+#pragma omp for schedule(static)
+    for (int line = 0; line < n_lines; ++line) {
+      const int lo = line * kLineFloats;
+      const int hi = std::min(lo + kLineFloats, kParamCount);
+      for (int i = lo; i < hi; ++i)
+        grad[i] = 0.0f;
+      for (int c = 0; c < n_chunks; ++c) {
+        for (int i = lo; i < hi; ++i)
+          grad[i] += chunks_[c].grad[i];
+      }
+    }  // implicit barrier: G is complete
+    if (omp_get_thread_num() == 0) reduce_seconds = now_seconds() - t0;
+  }
+
+  for (int c = 0; c < n_chunks; ++c)
+    loss_sum_ += chunks_[c].loss;
+  const double t0 = now_seconds();
+  sgd_update(params_.v, grad, lr, count);
+  if (!timing_) return;
+  times_.update += now_seconds() - t0;
+  // Per layer, the team's time is its slowest thread's (common/timer.hpp): the others wait
+  // for it at the barrier. The reduction between chunks is the team's wall time.
+  for (auto field : kLayerFields) {
+    double slowest = 0;
+    for (int t = 0; t < team; ++t)
+      slowest = std::max(slowest, workers_[t].times.*field);
+    times_.*field += slowest;
+  }
+  times_.reduce += reduce_seconds;
+}
+
+}  // namespace lenet

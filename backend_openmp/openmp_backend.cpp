@@ -1,0 +1,111 @@
+#include "openmp_backend.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "../common/error.hpp"
+#include "../common/gradient.hpp"
+#include "layer/layer_kernels.hpp"
+
+namespace lenet {
+
+const char* strategy_name(Strategy s) {
+  return s == Strategy::kLayer ? "layer" : "batch";
+}
+
+OpenMPBackend::OpenMPBackend(const std::string& tier, Strategy strategy, int threads)
+    : strategy_(strategy), threads_(threads), workers_(std::max(threads, 1)) {
+  if (threads < 1) throw Error("--threads: must be at least 1, got " + std::to_string(threads), 2);
+  if (strategy == Strategy::kLayer && tier != "ref") {
+    throw Error("--strategy layer: runs the ref kernels only, not --kernels " + tier, 2);
+  }
+  workers_[0].kernels = make_kernels(tier);  // throws lenet::Error for an unknown tier
+  // The other threads allocate their own kernels: their activations then lie in that thread's
+  // malloc arena, far from the cache lines another thread writes.
+#pragma omp parallel num_threads(threads_)
+  {
+    const int t = omp_get_thread_num();
+    if (t > 0) workers_[t].kernels = make_kernels(tier);
+  }
+  for (const Worker& w : workers_) {
+    if (!w.kernels) {
+      throw Error("--threads: the OpenMP runtime gave fewer than " + std::to_string(threads) +
+                      " threads (is OMP_THREAD_LIMIT set?)",
+                  2);
+    }
+  }
+  if (strategy == Strategy::kLayer) {
+    // One sample at a time: one chunk buffer, and worker 0's sample gradient as scratch.
+    layer_kernels_ = std::make_unique<LayerKernels>(threads_);
+    chunks_.resize(1);
+  }
+}
+
+BackendInfo OpenMPBackend::info() const {
+  BackendInfo b;
+  b.name = "openmp";
+  b.kernels = workers_[0].kernels->tier();
+  b.strategy = strategy_name(strategy_);
+  b.threads = threads_;
+  // Thread placement changes the timings, so the summary shows it when it was asked for.
+  for (const char* name : {"OMP_PROC_BIND", "OMP_PLACES"}) {
+    if (const char* value = std::getenv(name)) {
+      char line[128];
+      std::snprintf(line, sizeof line, "%-22s = %s", name, value);
+      b.extra.push_back(line);
+    }
+  }
+  return b;
+}
+
+void OpenMPBackend::set_params(const std::vector<float>& params) {
+  std::copy(params.begin(), params.end(), params_.v);
+}
+
+std::vector<float> OpenMPBackend::get_params() {
+  return std::vector<float>(params_.v, params_.v + kParamCount);
+}
+
+void OpenMPBackend::bind_data(const Dataset& train, const Dataset& test) {
+  train_ = &train;
+  test_ = &test;
+  test_losses_.assign(test.count, 0.0f);
+}
+
+void OpenMPBackend::begin_epoch(const std::vector<int32_t>& order) {
+  order_ = order;
+  loss_sum_ = 0;
+}
+
+void OpenMPBackend::train_batch(int first, int count, float lr) {
+  if (strategy_ == Strategy::kBatch) {
+    train_chunks_in_parallel(first, count, lr);
+  } else {
+    train_layers_in_parallel(first, count, lr);
+  }
+}
+
+// Both strategies evaluate the same way: the test images shared among the threads, each with
+// its own kernels. Each image's loss is kept and the losses are added in image order, exactly
+// as lenet-serial adds them, so the test loss has the same bits for every thread count.
+EvalResult OpenMPBackend::evaluate() {
+  long long correct = 0;
+  const float* params = params_.v;
+#pragma omp parallel for schedule(static) reduction(+ : correct) num_threads(threads_)
+  for (int i = 0; i < test_->count; ++i) {
+    SampleKernels& k = *workers_[omp_get_thread_num()].kernels;
+    test_losses_[i] = forward_sample(k, params, test_->image(i), test_->label(i), nullptr);
+    correct += k.predicted() == test_->label(i);
+  }
+  EvalResult r;
+  for (float loss : test_losses_)
+    r.loss_sum += loss;
+  r.correct = correct;
+  r.count = test_->count;
+  return r;
+}
+
+}  // namespace lenet

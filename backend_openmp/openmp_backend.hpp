@@ -1,0 +1,80 @@
+// The OpenMP backend: the serial backend's arithmetic, shared among the threads of one process.
+// Two strategies (docs/strategies_openmp.md):
+//   batch: the chunks of kChunk samples of a mini-batch run on different threads, each with its
+//          own kernels; the chunk sums are then added in chunk order, one parameter slice per
+//          thread. Bit-identical to lenet-serial with the same tier, for every thread count.
+//   layer: one sample at a time, each layer's loops shared among the threads (layer/). Also
+//          bit-identical to lenet-serial, with the ref tier, its only tier.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../common/backend.hpp"
+#include "../common/tier.hpp"
+
+namespace lenet {
+
+enum class Strategy { kLayer, kBatch };
+
+// "layer" or "batch".
+const char* strategy_name(Strategy s);
+
+class OpenMPBackend final : public Backend {
+ public:
+  // Throws lenet::Error (exit code 2) for threads < 1 or the layer strategy with a tier
+  // other than ref.
+  OpenMPBackend(const std::string& tier, Strategy strategy, int threads);
+
+  BackendInfo info() const override;
+  void set_params(const std::vector<float>& params) override;
+  std::vector<float> get_params() override;
+  void bind_data(const Dataset& train, const Dataset& test) override;
+  void begin_epoch(const std::vector<int32_t>& order) override;
+  void train_batch(int first, int count, float lr) override;
+  double epoch_loss_sum() override { return loss_sum_; }
+  EvalResult evaluate() override;
+  void set_timing(bool on) override { timing_ = on; }
+  LayerTimes times() const override { return times_; }
+
+ private:
+  void train_chunks_in_parallel(int first, int count, float lr);  // batch.cpp
+  void train_layers_in_parallel(int first, int count, float lr);  // layer.cpp
+
+  // A cache line: buffers written by different threads start on their own line, and the
+  // parameter slices of the reduction are whole lines, so no two threads write one line.
+  static constexpr int kLineFloats = 16;
+
+  // Everything one thread writes while it trains: its kernels (activations, deltas), one
+  // sample's gradient and its timers. alignas(64): two workers never share a cache line.
+  struct alignas(64) Worker {
+    std::unique_ptr<SampleKernels> kernels;
+    float sample_grad[kParamCount];
+    LayerTimes times;
+  };
+  // One chunk's gradient sum and loss sum, written by whichever thread computes the chunk.
+  struct alignas(64) ChunkSum {
+    float grad[kParamCount];
+    double loss;
+  };
+  struct alignas(64) ParamVector {
+    float v[kParamCount];
+  };
+
+  Strategy strategy_;
+  int threads_;
+  std::vector<Worker> workers_;                   // one per thread; evaluate() uses them too
+  std::unique_ptr<SampleKernels> layer_kernels_;  // the layer strategy's parallel kernels
+  std::vector<ChunkSum> chunks_;                  // grown to the largest batch's chunk count
+  ParamVector params_{}, batch_grad_{};
+  const Dataset* train_ = nullptr;
+  const Dataset* test_ = nullptr;
+  std::vector<int32_t> order_;
+  std::vector<float> test_losses_;  // one per test image, summed in image order
+  double loss_sum_ = 0;
+  bool timing_ = false;
+  LayerTimes times_;
+};
+
+}  // namespace lenet

@@ -1,0 +1,25 @@
+// lenet-openmp's own flags: --threads, --strategy and the shared --kernels.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "../common/backend.hpp"
+#include "../common/options.hpp"
+
+namespace lenet {
+
+struct OpenMPOptions {
+  int threads = 1;                 // set to omp_get_max_threads() by add_openmp_options
+  std::string strategy = "batch";  // the faster one at B = 32 (docs/strategies_openmp.md)
+  std::string tier;                // --kernels
+  const CLI::Option* kernels_flag = nullptr;  // tells "--kernels X given" from the default
+};
+
+void add_openmp_options(CLI::App& app, OpenMPOptions& o);
+
+// The backend the options ask for. The layer strategy runs the ref tier: without --kernels it
+// takes ref, and an explicit other tier is an error (exit code 2), not a silent switch.
+std::unique_ptr<Backend> make_openmp_backend(const OpenMPOptions& o);
+
+}  // namespace lenet

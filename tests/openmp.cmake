@@ -1,0 +1,19 @@
+# The OpenMP backend's tests (included by tests/CMakeLists.txt when lenet_openmp is built):
+# the PyTorch vectors for both strategies, bit-identity with lenet-serial at 1 to 4 threads,
+# and the command line's errors.
+add_executable(lenet_openmp_tests test_openmp.cpp)
+target_link_libraries(lenet_openmp_tests PRIVATE
+  lenet_openmp lenet_serial lenet_test_support lenet_catch_main)
+# The CLI checks run the real executable.
+add_dependencies(lenet_openmp_tests lenet-openmp)
+target_compile_definitions(lenet_openmp_tests PRIVATE
+  LENET_OPENMP_EXE="$<TARGET_FILE:lenet-openmp>")
+# The tests check bits, not speed. Threads that sleep at a barrier instead of spinning keep them
+# quick when other work shares the cores (spinning made them 3 to 6 times slower there).
+catch_discover_tests(lenet_openmp_tests TEST_PREFIX "openmp: "
+  PROPERTIES LABELS "openmp" ENVIRONMENT "OMP_WAIT_POLICY=passive")
+
+add_test(NAME "cli: lenet-openmp rejects bad input"
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli_errors.sh $<TARGET_FILE:lenet-openmp>
+          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
+set_tests_properties("cli: lenet-openmp rejects bad input" PROPERTIES LABELS "openmp;cli")
