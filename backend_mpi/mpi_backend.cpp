@@ -1,0 +1,221 @@
+#include "mpi_backend.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
+
+#include "../common/error.hpp"
+#include "../common/gradient.hpp"
+#include "../common/report.hpp"
+
+namespace lenet {
+namespace {
+
+// The timers each thread keeps while it computes chunks (common/gradient.hpp fills them).
+constexpr double LayerTimes::*kThreadFields[] = {&LayerTimes::c1_forward,  &LayerTimes::s1_forward,
+                                                 &LayerTimes::f_forward,   &LayerTimes::f_backward,
+                                                 &LayerTimes::s1_backward, &LayerTimes::c1_backward,
+                                                 &LayerTimes::reduce};
+// All of LayerTimes, for taking the slowest rank's value of each.
+constexpr double LayerTimes::*kAllFields[] = {
+    &LayerTimes::c1_forward, &LayerTimes::s1_forward,  &LayerTimes::f_forward,
+    &LayerTimes::f_backward, &LayerTimes::s1_backward, &LayerTimes::c1_backward,
+    &LayerTimes::reduce,     &LayerTimes::update,      &LayerTimes::comm};
+constexpr int kFieldCount = std::size(kAllFields);
+
+// "Open MPI v4.1.4": the library's version string up to its first comma or line end.
+std::string library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  const std::string s(text, length);
+  return s.substr(0, s.find_first_of(",\n"));
+}
+
+void add_line(BackendInfo& b, const char* key, const std::string& value) {
+  char line[160];
+  std::snprintf(line, sizeof line, "%-22s = %s", key, value.c_str());
+  b.extra.push_back(line);
+}
+
+// Whether every rank holds the same `values`: one MPI_Allreduce (MAX) of the values and their
+// negations, since max(-x) = -min(x); they agree when max and min are equal.
+bool same_on_every_rank(const std::vector<double>& values, MPI_Comm comm) {
+  const int n = static_cast<int>(values.size());
+  std::vector<double> v(values);
+  for (double x : values)
+    v.push_back(-x);
+  MPI_Allreduce(MPI_IN_PLACE, v.data(), 2 * n, MPI_DOUBLE, MPI_MAX, comm);
+  for (int i = 0; i < n; ++i) {
+    if (v[i] != -v[n + i]) return false;
+  }
+  return true;
+}
+
+std::string format(const char* f, double x) {
+  char text[64];
+  std::snprintf(text, sizeof text, f, x);
+  return text;
+}
+
+}  // namespace
+
+MpiBackend::MpiBackend(const std::string& tier, Mode mode, int threads, MPI_Comm comm)
+    : mode_(mode), threads_(threads), comm_(comm), grad_(kParamCount + 1) {
+  if (threads < 1) throw Error("--threads: must be at least 1, got " + std::to_string(threads), 2);
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &ranks_);
+  workers_.resize(threads);
+  workers_[0].kernels = make_kernels(tier);  // throws lenet::Error for an unknown tier
+  // The other threads allocate their own kernels: their activations then lie in that thread's
+  // malloc arena, away from the cache lines the other threads write.
+#pragma omp parallel num_threads(threads_)
+  {
+    const int t = omp_get_thread_num();
+    if (t > 0) workers_[t].kernels = make_kernels(tier);
+  }
+  for (const Worker& w : workers_) {
+    if (!w.kernels) {
+      throw Error("--threads: the OpenMP runtime gave fewer than " + std::to_string(threads) +
+                      " threads (is OMP_THREAD_LIMIT set?)",
+                  2);
+    }
+  }
+  gather_counts_.resize(ranks_);
+  gather_displs_.resize(ranks_);
+  MPI_Type_contiguous(sizeof(ChunkSum), MPI_BYTE, &chunk_type_);
+  MPI_Type_commit(&chunk_type_);
+}
+
+MpiBackend::~MpiBackend() {
+  MPI_Type_free(&chunk_type_);
+}
+
+BackendInfo MpiBackend::info() const {
+  BackendInfo b;
+  b.name = "mpi";
+  b.kernels = workers_[0].kernels->tier();
+  b.strategy = mode_ == Mode::kExact ? "exact" : "allreduce";
+  b.threads = threads_;
+  b.ranks = ranks_;
+  add_line(b, "MPI library", library_version());
+  add_line(b, "Message per step",
+           mode_ == Mode::kExact
+               ? "MPI_Allgatherv of the chunk sums, " + std::to_string(sizeof(ChunkSum)) +
+                     " B per 16 samples"
+               : "MPI_Allreduce of " + std::to_string(grad_.size() * sizeof(float)) + " B");
+  if (steps_ > 0 && slowest_compute_ > 0) {  // measured, and reduced by get_params()
+    const double compute = slowest_compute_ / steps_, comm = slowest_.comm / steps_;
+    add_line(b, "Compute per step (ms)", format("%.4f (slowest rank)", 1e3 * compute));
+    add_line(b, "Comm per step (ms)", format("%.4f (slowest rank)", 1e3 * comm));
+    add_line(b, "Comm / compute", format("%.3f", comm / compute));
+    add_line(b, "Ranks agree",
+             ranks_agree_ ? "yes (the same parameter CRC-32 on every rank)"
+                          : "NO: the ranks' parameters differ");
+  }
+  return b;
+}
+
+std::vector<float> MpiBackend::get_params() {
+  // Every rank calls this at the end of a run, just before times(): the place to make the
+  // report collective. NPB reports the slowest rank's times; and the ranks must hold the same
+  // bits.
+  const LayerTimes mine = rank_times();
+  double v[kFieldCount + 1];
+  for (int i = 0; i < kFieldCount; ++i)
+    v[i] = mine.*kAllFields[i];
+  v[kFieldCount] = compute_seconds_;
+  MPI_Allreduce(MPI_IN_PLACE, v, kFieldCount + 1, MPI_DOUBLE, MPI_MAX, comm_);
+  for (int i = 0; i < kFieldCount; ++i)
+    slowest_.*kAllFields[i] = v[i];
+  slowest_compute_ = v[kFieldCount];
+  ranks_agree_ = same_on_every_rank({static_cast<double>(param_crc32(params_))}, comm_);
+  return params_;
+}
+
+void MpiBackend::bind_data(const Dataset& train, const Dataset& test) {
+  // Every rank loaded the data itself. Ranks with other images (a stale copy on one node of a
+  // cluster) would train apart in silence, and other counts would hang the collectives: stop.
+  const std::vector<double> identity{double(train.count), double(dataset_crc(train)),
+                                     double(test.count), double(dataset_crc(test))};
+  if (!same_on_every_rank(identity, comm_)) {
+    throw Error(rank_ == 0 ? "the ranks loaded different data (image counts or CRC-32s "
+                             "differ): is --data the same files on every node?"
+                           : "");  // every rank stops; rank 0 says why
+  }
+  train_ = &train;
+  test_ = &test;
+}
+
+void MpiBackend::begin_epoch(const std::vector<int32_t>& order) {
+  order_ = order;
+  loss_sum_ = 0;
+  // The driver starts the epoch's clock next: start every rank's together, so that no rank
+  // counts the time it waits for a late one (still loading, say) as communication.
+  MPI_Barrier(comm_);
+}
+
+void MpiBackend::train_batch(int first, int count, float lr) {
+  const double t0 = MPI_Wtime();
+  const double comm =
+      mode_ == Mode::kExact ? train_exact(first, count, lr) : train_allreduce(first, count, lr);
+  times_.comm += comm;
+  compute_seconds_ += MPI_Wtime() - t0 - comm;
+  ++steps_;
+}
+
+void MpiBackend::reserve_chunks(int n) {
+  if (n > static_cast<int>(chunks_.size())) chunks_.resize(n);
+}
+
+int MpiBackend::compute_chunks(int lo, int hi, ChunkSum* out) {
+  const int n = (hi - lo + kChunk - 1) / kChunk;
+  if (n == 0) return 0;
+  const float* params = params_.data();
+#pragma omp parallel for num_threads(threads_) schedule(static)
+  for (int c = 0; c < n; ++c) {
+    Worker& w = workers_[omp_get_thread_num()];
+    const int start = lo + c * kChunk;
+    out[c].loss = chunk_gradient(*w.kernels, params, *train_, order_.data() + start,
+                                 std::min(kChunk, hi - start), out[c].grad, w.sample_grad,
+                                 timing_ ? &w.times : nullptr);
+  }
+  return n;
+}
+
+LayerTimes MpiBackend::rank_times() const {
+  // The threads wait for the slowest of them at the end of each parallel loop.
+  LayerTimes t = times_;
+  for (auto field : kThreadFields) {
+    double slowest = 0;
+    for (const Worker& w : workers_)
+      slowest = std::max(slowest, w.times.*field);
+    t.*field += slowest;
+  }
+  return t;
+}
+
+EvalResult MpiBackend::evaluate() {
+  // Each rank a contiguous slice of the test set, its threads a slice of that; one
+  // MPI_Allreduce adds the loss sums and the correct counts (exact in a double below 2^53).
+  const Range mine = share(test_->count, ranks_, rank_);
+  double loss = 0;
+  long long correct = 0;
+#pragma omp parallel for num_threads(threads_) schedule(static) reduction(+ : loss, correct)
+  for (int i = mine.begin; i < mine.end; ++i) {
+    SampleKernels& k = *workers_[omp_get_thread_num()].kernels;
+    loss += forward_sample(k, params_.data(), test_->image(i), test_->label(i), nullptr);
+    correct += k.predicted() == test_->label(i);
+  }
+  double sums[2] = {loss, static_cast<double>(correct)};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm_);
+  EvalResult r;
+  r.loss_sum = sums[0];
+  r.correct = static_cast<long long>(sums[1]);
+  r.count = test_->count;
+  return r;
+}
+
+}  // namespace lenet

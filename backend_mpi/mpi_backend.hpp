@@ -1,0 +1,116 @@
+// The MPI backend: data-parallel synchronous SGD. Every rank loads the data, holds the same
+// parameters and follows the same epoch order; each mini-batch is shared among the P ranks, and
+// one collective per step gives every rank the whole batch's gradient, so every rank applies
+// the same update (docs/strategies_mpi.md). Two modes:
+//   allreduce (default): each rank sums a contiguous slice of the batch; one MPI_Allreduce of
+//              2343 + 1 floats adds the slices. Equal to lenet-serial within float32 rounding.
+//   exact (--exact):     the batch's 16-sample chunks are shared among the ranks; one
+//              MPI_Allgatherv gives every rank every chunk's sum, added in chunk order as
+//              lenet-serial does. Bit-identical to lenet-serial for any rank count.
+// Inside a rank, `threads` OpenMP threads compute the rank's chunks (the hybrid mode); only the
+// master thread calls MPI (MPI_THREAD_FUNNELED).
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../common/backend.hpp"
+#include "../common/network.hpp"
+#include "../common/tier.hpp"
+
+namespace lenet {
+
+enum class Mode { kAllreduce, kExact };
+
+// Part `part` of n items cut into `parts` contiguous ranges whose sizes differ by at most one:
+// [begin, end). Empty when n < parts for some parts.
+struct Range {
+  int begin, end;
+  int size() const { return end - begin; }
+};
+inline Range share(int n, int parts, int part) {
+  const auto at = [&](int p) { return static_cast<int>(static_cast<long long>(n) * p / parts); };
+  return {at(part), at(part + 1)};
+}
+
+class MpiBackend final : public Backend {
+ public:
+  // Throws lenet::Error (exit code 2) when the OpenMP runtime gives fewer than `threads`
+  // threads.
+  MpiBackend(const std::string& tier, Mode mode, int threads, MPI_Comm comm);
+  ~MpiBackend() override;
+
+  BackendInfo info() const override;
+  void set_params(const std::vector<float>& params) override { params_ = params; }
+  // Collective: also takes the slowest rank's times and checks that all ranks agree.
+  std::vector<float> get_params() override;
+  // Collective: throws lenet::Error on every rank when the ranks loaded different data.
+  void bind_data(const Dataset& train, const Dataset& test) override;
+  void begin_epoch(const std::vector<int32_t>& order) override;  // collective: a barrier
+  void train_batch(int first, int count, float lr) override;
+  double epoch_loss_sum() override { return loss_sum_; }
+  EvalResult evaluate() override;  // collective
+  void set_timing(bool on) override { timing_ = on; }
+  // The slowest rank's times, as of the last get_params().
+  LayerTimes times() const override { return slowest_; }
+
+  // One chunk's gradient sum and loss sum: a row of the exact mode's gather. alignas(64):
+  // threads writing neighbouring chunks never share a cache line.
+  struct alignas(64) ChunkSum {
+    float grad[kParamCount];
+    double loss;
+  };
+
+ private:
+  // What one thread writes while it trains: its kernels, one sample's gradient, its timers.
+  struct alignas(64) Worker {
+    std::unique_ptr<SampleKernels> kernels;
+    float sample_grad[kParamCount];
+    LayerTimes times;
+  };
+
+  // The sums of the chunks of kChunk samples of order_[lo, hi), cut from lo, into out[0..n):
+  // each chunk on one thread. Returns n.
+  int compute_chunks(int lo, int hi, ChunkSum* out);
+  // chunks_ holds at least n rows (it grows once, at the first, largest batch).
+  void reserve_chunks(int n);
+
+  double train_allreduce(int first, int count, float lr);  // allreduce.cpp
+  double train_exact(int first, int count, float lr);      // exact.cpp; both return comm seconds
+
+  // This rank's timers: the master thread's, plus per layer the slowest thread's total.
+  LayerTimes rank_times() const;
+
+  const Mode mode_;
+  const int threads_;
+  const MPI_Comm comm_;
+  int rank_ = 0, ranks_ = 1;
+  MPI_Datatype chunk_type_;  // one ChunkSum as bytes: the unit of the exact mode's gather
+
+  std::vector<Worker> workers_;   // one per thread
+  std::vector<ChunkSum> chunks_;  // allreduce: this rank's chunks; exact: all the batch's
+  // The batch gradient; in the allreduce mode one more float carries the slice's loss sum,
+  // so that gradient and loss travel in one message.
+  std::vector<float> grad_;
+  std::vector<int> gather_counts_, gather_displs_;  // exact: each rank's chunk rows
+
+  std::vector<float> params_;
+  const Dataset* train_ = nullptr;
+  const Dataset* test_ = nullptr;
+  std::vector<int32_t> order_;
+  double loss_sum_ = 0;  // the whole batch's, the same on every rank
+
+  bool timing_ = false;
+  LayerTimes times_;  // reduce, update and comm, measured by the master thread
+  long long steps_ = 0;
+  double compute_seconds_ = 0;  // train_batch's wall time less its communication
+  // Filled by get_params(): the max over ranks, and whether all ranks hold the same bits.
+  LayerTimes slowest_;
+  double slowest_compute_ = 0;
+  bool ranks_agree_ = true;
+};
+
+}  // namespace lenet

@@ -1,0 +1,27 @@
+// The processes of an MPI run as the shared driver sees them (common/driver.hpp's Comm): who am
+// I, how many are we, and did anyone fail.
+#pragma once
+
+#include <mpi.h>
+
+#include "../common/driver.hpp"
+
+namespace lenet {
+
+class MpiComm final : public Comm {
+ public:
+  explicit MpiComm(MPI_Comm comm = MPI_COMM_WORLD);
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  // One MPI_Allreduce (MIN) over every rank: the lowest rank that is not ok, or -1.
+  int first_failure(bool ok) override;
+
+  MPI_Comm handle() const { return comm_; }
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+};
+
+}  // namespace lenet

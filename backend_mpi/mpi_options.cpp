@@ -1,0 +1,59 @@
+#include "mpi_options.hpp"
+
+#include <sched.h>
+
+#include <cstdio>
+
+#include "../common/error.hpp"
+#include "mpi_backend.hpp"
+
+namespace lenet {
+namespace {
+
+// The cores this process may run on (its affinity mask, which mpirun sets when it binds).
+int usable_cores() {
+  cpu_set_t set;
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+}
+
+}  // namespace
+
+void add_mpi_options(CLI::App& app, MpiOptions& o) {
+  add_tier_option(app, o.tier);
+  app.add_option("--threads", o.threads,
+                 "OpenMP threads per rank (more than 1: launch with mpirun --bind-to none or "
+                 "--map-by slot:PE=N)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  app.add_flag("--exact", o.exact,
+               "bit-identical to lenet-serial: gather the 16-sample chunk sums and add them in "
+               "serial's order, instead of one allreduce of per-rank sums");
+}
+
+std::unique_ptr<Backend> make_mpi_backend(const MpiOptions& o, const Options& common,
+                                          const MpiComm& comm) {
+  if (common.batch < comm.size()) {
+    throw Error("--batch: " + std::to_string(common.batch) + " is smaller than the " +
+                    std::to_string(comm.size()) +
+                    " ranks; each rank needs at least one sample of a batch (use --batch >= " +
+                    std::to_string(comm.size()) + " or fewer ranks)",
+                2);
+  }
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  if (o.threads > 1 && provided < MPI_THREAD_FUNNELED) {
+    throw Error("--threads: this MPI library allows no threads (MPI_THREAD_FUNNELED)", 2);
+  }
+  // Threads that share one core only take turns: say so rather than run slowly in silence.
+  const int cores = usable_cores();
+  if (comm.rank() == 0 && cores > 0 && o.threads > cores) {
+    std::fprintf(stderr,
+                 "lenet-mpi: warning: --threads %d but rank 0 may use %d core(s); launch with "
+                 "mpirun --bind-to none or --map-by slot:PE=%d\n",
+                 o.threads, cores, o.threads);
+  }
+  const Mode mode = o.exact ? Mode::kExact : Mode::kAllreduce;
+  return std::make_unique<MpiBackend>(o.tier, mode, o.threads, comm.handle());
+}
+
+}  // namespace lenet

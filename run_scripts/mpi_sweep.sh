@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# mpi_sweep.sh: the MPI scaling sweep. Runs lenet-serial (the baseline) and lenet-mpi at 1, 2, 4
+# ranks, each point --repeats times, collects one CSV row per run, and writes a Markdown table
+# and a speedup plot with run_scripts/sweep_report.py, plus the communication share of each
+# point. See --help.
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "${SCRIPT_DIR}/.." && pwd)"
+PROG="mpi_sweep.sh"
+
+usage() {
+  cat <<EOF
+Usage: bash run_scripts/mpi_sweep.sh [options]
+
+Times training epochs of lenet-serial and of lenet-mpi at each rank count, for each batch
+size, --repeats times each, and reports the median time per epoch, the speedup and efficiency
+against lenet-serial measured in the same sweep, the share of communication, the test accuracy,
+and whether the final parameters are bit-identical to serial's.
+
+  --ranks LIST       comma-separated rank counts (default: 1,2,4)
+  --threads T        OpenMP threads per rank, the hybrid mode (default: 1)
+  --batches LIST     comma-separated batch sizes (default: 32)
+  --kernels K        the kernel tier of every run (default: the fastest built)
+  --exact            also sweep lenet-mpi --exact (bit-identical to serial)
+  --eager-limit N    Open MPI's shared-memory eager limit in bytes (default: 16384, so that
+                     the 9376-byte gradient goes in one eager message, not the rendezvous
+                     protocol that Open MPI uses above its default of 4096; 0: leave it)
+  --data DIR         MNIST-format data (default: data/fashion; bash run_scripts/get_data.sh)
+  --repeats N        runs per point, at least 3; the report shows the median (default: 3)
+  --epochs N         epochs per run (default: 1)
+  --lr X             learning rate (default: docs/network.md's rate for the batch size:
+                     0.05 for B = 1, 0.3 for B = 8, 0.5 for B = 32, 1.0 for B = 128, else 0.5)
+  --train-limit N    use the first N training images (default: all)
+  --build DIR        the CMake build directory (default: build)
+  --out DIR          where runs.csv, runs.log, report.md and report.png go
+                     (default: results/mpi-YYYYmmdd-HHMMSS)
+  -h, --help         this help
+
+Placement: while ranks x threads <= cores, each rank is bound to its own cores (mpirun
+--bind-to core, or --map-by slot:PE=T for T threads); beyond that the point is run with
+--oversubscribe --bind-to none and marked "oversubscribed" in the report: its ranks take
+turns on the cores, so it measures time-sharing, not scaling. On a machine busy with other
+work the timings are noisy: compare the ratios within one sweep, not across sweeps.
+EOF
+}
+
+die() {
+  echo "${PROG}: error: $*" >&2
+  exit 2
+}
+say() { echo "${PROG}: $*"; }
+
+ranks="1,2,4"
+threads=1
+batches=32
+kernels=""
+exact=0
+eager_limit=16384
+data_dir="${REPO_ROOT}/data/fashion"
+repeats=3
+epochs=1
+train_limit=0
+lr=""
+build_dir="${REPO_ROOT}/build"
+out_dir=""
+
+# need FLAG [VALUE]: the flag must have a value. positive FLAG VALUE: a positive integer.
+need() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
+positive() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1: expected a positive integer, got '$2'"; }
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --ranks) need "$@"; ranks=$2; shift 2 ;;
+    --threads) need "$@"; positive "$1" "$2"; threads=$2; shift 2 ;;
+    --batches) need "$@"; batches=$2; shift 2 ;;
+    --kernels) need "$@"; kernels=$2; shift 2 ;;
+    --exact) exact=1; shift ;;
+    --eager-limit) need "$@"; [[ "$2" =~ ^[0-9]+$ ]] || die "--eager-limit: expected bytes, got '$2'"
+      eager_limit=$2; shift 2 ;;
+    --data) need "$@"; data_dir=$2; shift 2 ;;
+    --repeats) need "$@"; positive "$1" "$2"; repeats=$2; shift 2 ;;
+    --epochs) need "$@"; positive "$1" "$2"; epochs=$2; shift 2 ;;
+    --lr) need "$@"; lr=$2; shift 2 ;;
+    --train-limit) need "$@"; positive "$1" "$2"; train_limit=$2; shift 2 ;;
+    --build) need "$@"; build_dir=$2; shift 2 ;;
+    --out) need "$@"; out_dir=$2; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+done
+
+[[ $repeats -ge 3 ]] || die "--repeats: at least 3, for a median that one slow run cannot move"
+command -v mpirun >/dev/null || die "mpirun not found (Debian: apt-get install openmpi-bin)"
+serial="${build_dir}/backend_serial/lenet-serial"
+mpi="${build_dir}/backend_mpi/lenet-mpi"
+for exe in "$serial" "$mpi"; do
+  [[ -x "$exe" ]] || die "$exe not found: build first (cmake -S . -B $build_dir && cmake --build $build_dir)"
+done
+[[ -d "$data_dir" ]] || die "--data: no directory $data_dir (bash run_scripts/get_data.sh)"
+IFS=, read -ra rank_list <<<"$ranks"
+IFS=, read -ra batch_list <<<"$batches"
+for p in "${rank_list[@]}"; do positive --ranks "$p"; done
+for b in "${batch_list[@]}"; do positive --batches "$b"; done
+# The tiers built, from the --kernels line of --help: "--kernels TEXT:{ref,simd}=simd".
+built=$("$mpi" --help | sed -n 's/.*--kernels TEXT:{\([^}]*\)}.*/\1/p')
+[[ -n "$kernels" ]] || kernels=${built##*,}
+[[ ",$built," == *",$kernels,"* ]] || die "--kernels: '$kernels' is not built (this build has: $built)"
+modes=("")
+if [[ $exact -eq 1 ]]; then modes+=(--exact); fi
+
+# lr_for B: the rate the network's spec found best for batch B (too large a rate kills training).
+lr_for() {
+  if [[ -n "$lr" ]]; then echo "$lr"; return; fi
+  case "$1" in 1) echo 0.05 ;; 8) echo 0.3 ;; 128) echo 1.0 ;; *) echo 0.5 ;; esac
+}
+
+cores=$(nproc)
+# placement P: mpirun's placement flags for P ranks of $threads threads each (and the eager
+# limit, which is Open MPI's vader transport's).
+placement() {
+  local p=$1
+  if ((p * threads > cores)); then
+    printf '%s' "--oversubscribe --bind-to none"
+  elif ((threads > 1)); then
+    printf '%s' "--map-by slot:PE=$threads --bind-to core"
+  else
+    printf '%s' "--map-by core --bind-to core"
+  fi
+  if ((eager_limit > 0)); then printf ' %s' "--mca btl_vader_eager_limit $eager_limit"; fi
+  echo
+}
+
+out_dir=${out_dir:-"${REPO_ROOT}/results/mpi-$(date +%Y%m%d-%H%M%S)"}
+mkdir -p "$out_dir"
+csv="${out_dir}/runs.csv"
+log="${out_dir}/runs.log"
+rm -f "$csv" "$log"
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+common=(--data "$data_dir" --epochs "$epochs" --kernels "$kernels" --quiet --csv "$csv")
+if [[ "$train_limit" -gt 0 ]]; then common+=(--train-limit "$train_limit"); fi
+
+say "data $data_dir, epochs $epochs, repeats $repeats, batches $batches, kernels $kernels"
+say "ranks ${rank_list[*]} x $threads thread(s) on $cores cores; $(mpirun --version | head -1)"
+for p in "${rank_list[@]}"; do
+  if ((p * threads > cores)); then
+    say "warning: $p ranks x $threads threads > $cores cores: oversubscribed (time-sharing)"
+  fi
+  say "  $p ranks: mpirun -np $p $(placement "$p")"
+done
+say "load average now: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews timings)"
+say "writing $out_dir/"
+
+# run LABEL COMMAND...: one run; its output goes to the log, its time per epoch is printed.
+run() {
+  local label=$1
+  shift
+  "$@" >>"$log" 2>&1 || die "failed: $* (see $log)"
+  printf '  %-36s %s s/epoch\n' "$label" "$(tail -1 "$csv" | cut -d, -f14)"
+}
+
+# The repeats are interleaved, so that a burst of other work on the machine hits every
+# configuration alike instead of all repeats of one.
+for ((r = 1; r <= repeats; ++r)); do
+  say "repeat $r/$repeats"
+  for b in "${batch_list[@]}"; do
+    step=(--batch "$b" --lr "$(lr_for "$b")")
+    run "serial $kernels B=$b" "$serial" "${common[@]}" "${step[@]}"
+    for mode in "${modes[@]}"; do
+      for p in "${rank_list[@]}"; do
+        if ((p > b)); then
+          say "  skipping $p ranks at B=$b: a batch needs at least one sample per rank"
+          continue
+        fi
+        # shellcheck disable=SC2046  # placement's words are separate flags
+        run "mpi ${mode:---allreduce} $kernels B=$b P=$p T=$threads" \
+          mpirun -np "$p" $(placement "$p") "$mpi" "${common[@]}" "${step[@]}" \
+          --threads "$threads" $mode
+      done
+    done
+  done
+done
+
+title="lenet-mpi ($threads thread(s) per rank) vs lenet-serial, $(basename "$data_dir"), $cores cores"
+/usr/bin/python3 "$SCRIPT_DIR/sweep_report.py" --csv "$csv" --x ranks --out "$out_dir/report" \
+  --title "$title"
+
+# The report's table has no communication column: add one per point, median over the repeats.
+# comm_seconds is the slowest rank's time inside the step's collective (waiting included), over
+# all epochs; seconds_per_epoch is the wall time of an epoch.
+/usr/bin/python3 - "$csv" "$cores" >>"$out_dir/report.md" <<'EOF'
+import csv, statistics, sys
+from collections import defaultdict
+rows, cores = list(csv.DictReader(open(sys.argv[1]))), int(sys.argv[2])
+points = defaultdict(list)
+for r in rows:
+    if r["backend"] == "mpi":
+        key = (r["strategy"], r["kernels"], int(r["batch"]), int(r["ranks"]), int(r["threads"]))
+        points[key].append(r)
+print("\n## Compute and communication\n")
+print("Per epoch, median over the repeats. Communication: the slowest rank's time inside the "
+      "step's collective, waiting for the other ranks included.\n")
+print("| mode | kernels | B | ranks | threads | s/epoch | compute s | comm s | comm share | note |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for (strategy, kernels, batch, ranks, threads), rs in sorted(points.items()):
+    total = statistics.median(float(r["seconds_per_epoch"]) for r in rs)
+    comm = statistics.median(float(r["comm_seconds"]) / int(r["epochs"]) for r in rs)
+    note = "oversubscribed" if ranks * threads > cores else ""
+    print(f"| {strategy} | {kernels} | {batch} | {ranks} | {threads} | {total:.3f} | "
+          f"{total - comm:.3f} | {comm:.3f} | {100 * comm / total:.0f}% | {note} |")
+EOF
+say "done: $out_dir/report.md and $out_dir/report.png"

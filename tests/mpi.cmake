@@ -1,0 +1,31 @@
+# The MPI backend's tests (included by tests/CMakeLists.txt when lenet_mpi is built). Every test
+# runs on 2 ranks under mpirun through mpi_run.sh, which reports SKIPPED (77) without mpirun.
+add_executable(lenet_mpi_tests test_mpi.cpp test_mpi_main.cpp)
+target_link_libraries(lenet_mpi_tests PRIVATE lenet_mpi lenet_serial lenet_test_support)
+
+set(_mpirun bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
+  mpirun -np 2 --oversubscribe --bind-to none)
+set(_mpi_tests "")
+# One CTest entry per group of Catch2 tests (their tags), each one mpirun.
+foreach(tag vectors allreduce exact hybrid)
+  add_test(NAME "mpi: [${tag}] on 2 ranks"
+    COMMAND ${_mpirun} $<TARGET_FILE:lenet_mpi_tests> "[${tag}]")
+  list(APPEND _mpi_tests "mpi: [${tag}] on 2 ranks")
+endforeach()
+
+# The command line's errors through the real executable, as for lenet-serial (-q: mpirun adds
+# no text of its own to the one error line).
+add_test(NAME "cli: lenet-mpi rejects bad input (2 ranks)"
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
+          bash ${CMAKE_CURRENT_SOURCE_DIR}/cli_errors.sh $<TARGET_FILE:lenet-mpi>
+          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data mpirun -q -np 2 --oversubscribe --bind-to none)
+add_test(NAME "mpi: a failing rank stops every rank"
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
+          bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_errors.sh $<TARGET_FILE:lenet-mpi>
+          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
+list(APPEND _mpi_tests "cli: lenet-mpi rejects bad input (2 ranks)"
+  "mpi: a failing rank stops every rank")
+
+# TIMEOUT: a rank that waits for another in a collective must fail the test, not hang it.
+set_tests_properties(${_mpi_tests} PROPERTIES LABELS "mpi" SKIP_RETURN_CODE 77 TIMEOUT 120)
+set_tests_properties("cli: lenet-mpi rejects bad input (2 ranks)" PROPERTIES LABELS "mpi;cli")

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# lenet-mpi's own failures on 2 ranks: each run must stop every rank within seconds, exit
+# non-zero and print exactly one line on stderr (from one rank) that names the problem. A rank
+# that fails alone must not leave the others waiting in a collective.
+# Usage: mpi_errors.sh LENET_MPI DATA_DIR
+set -u
+exe=$1 data=$2
+# -q: no help text from mpirun about the non-zero exit, only the program's own line.
+mpirun=(mpirun -q -np 2 --oversubscribe --bind-to none)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# expect NAME EXPECTED_TEXT COMMAND...: the exit code, the time, and the one stderr line.
+expect() {
+  local name=$1 want=$2
+  shift 2
+  local start=$SECONDS
+  timeout 30 "$@" >"$tmp/out" 2>"$tmp/err"
+  local code=$? seconds=$((SECONDS - start)) lines
+  lines=$(grep -c . "$tmp/err")
+  if [[ $code -eq 0 || $code -eq 124 || $seconds -gt 20 || $lines -ne 1 ]] ||
+    ! grep -qF -- "$want" "$tmp/err"; then
+    echo "FAIL $name: exit $code after $seconds s, $lines stderr lines, wanted one containing '$want':"
+    sed 's/^/    /' "$tmp/err" | head -5
+    failures=$((failures + 1))
+  else
+    echo "ok   $name (exit $code, $seconds s): $(cat "$tmp/err")"
+  fi
+}
+
+# Rank 1 reads its data from $2, every other rank from $1.
+rank1_data=("${mpirun[@]}" bash -c \
+  'if [[ $OMPI_COMM_WORLD_RANK == 1 ]]; then d=$2; else d=$1; fi; exec "$0" --data "$d"' "$exe")
+
+expect "rank 1 cannot read its data" "/nonexistent" "${rank1_data[@]}" "$data" /nonexistent
+
+cp -r "$data" "$tmp/other"
+printf '\x07' | dd of="$tmp/other/train-labels-idx1-ubyte" bs=1 seek=20 conv=notrunc status=none
+expect "rank 1 loaded other labels" "different data" "${rank1_data[@]}" "$data" "$tmp/other"
+
+expect "batch smaller than the ranks" "--batch" "${mpirun[@]}" "$exe" --data "$data" --batch 1
+expect "threads 0" "--threads" "${mpirun[@]}" "$exe" --data "$data" --threads 0
+expect "unknown kernels" "--kernels" "${mpirun[@]}" "$exe" --data "$data" --kernels nope
+
+echo "$failures failed"
+[[ $failures -eq 0 ]]

@@ -1,0 +1,198 @@
+// The MPI backend, run by every rank of a 2-rank mpirun (tests/mpi.cmake): the PyTorch vectors
+// in both modes; the allreduce mode within 1e-6 of lenet-serial after one step and 1e-4 after
+// an epoch (of the largest parameter); the exact mode and the hybrid threads bit-identical to
+// lenet-serial; and after every run, the same parameters on every rank. MPI_COMM_SELF gives each
+// rank a one-rank backend of its own, for the cases that need P = 1.
+#include <mpi.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+
+#include "../backend_mpi/mpi_backend.hpp"
+#include "../backend_serial/serial_backend.hpp"
+#include "../common/report.hpp"
+#include "../common/rng.hpp"
+#include "backend_checks.hpp"
+#include "vectors.hpp"
+
+using namespace lenet;
+using namespace lenet::test;
+
+namespace {
+
+constexpr Mode kModes[] = {Mode::kAllreduce, Mode::kExact};
+
+const char* name(Mode m) {
+  return m == Mode::kExact ? "exact" : "allreduce";
+}
+
+std::unique_ptr<Backend> mpi(Mode mode, const std::string& tier, int threads = 1,
+                             MPI_Comm comm = MPI_COMM_WORLD) {
+  return std::make_unique<MpiBackend>(tier, mode, threads, comm);
+}
+
+// The learning rates of docs/network.md's table, so that no run saturates.
+float lr_for(int batch) {
+  return batch == 1 ? 0.05f : batch < 32 ? 0.3f : 0.5f;
+}
+
+// Whether every rank of MPI_COMM_WORLD holds these bits: each rank's CRC-32, gathered.
+bool same_on_every_rank(const std::vector<float>& params) {
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const uint32_t mine = param_crc32(params);
+  std::vector<uint32_t> all(ranks);
+  MPI_Allgather(&mine, 1, MPI_UINT32_T, all.data(), 1, MPI_UINT32_T, MPI_COMM_WORLD);
+  return std::count(all.begin(), all.end(), all[0]) == ranks;
+}
+
+// max |got - want| / max |want|, the measure of the driver's --verify, printed: the allreduce
+// mode sums in another order than lenet-serial, so a parameter near zero can differ by far more
+// than 1e-6 of itself while every parameter is within 1e-6 of the vector's scale.
+bool within(const std::string& what, const std::vector<float>& got, const std::vector<float>& want,
+            double limit) {
+  double max_diff = 0, max_want = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    max_diff = std::max(max_diff, std::fabs(double(got[i]) - want[i]));
+    max_want = std::max(max_want, std::fabs(double(want[i])));
+  }
+  const double rel = max_diff / max_want;
+  std::printf("%-4s %-34s max |diff| %.3g = %.3g of max |param| (limit %.0e)\n",
+              rel <= limit ? "OK" : "FAIL", what.c_str(), max_diff, rel, limit);
+  return got.size() == want.size() && rel <= limit;
+}
+
+// One SGD step of `batch` samples of the vector set, from the seed-1 init, in file order.
+std::vector<float> one_step(Backend& b, int batch) {
+  b.bind_data(vector_train(), vector_test());
+  b.set_params(init_params(1));
+  b.begin_epoch(epoch_order(1, 0, vector_train().count, false));
+  b.train_batch(0, batch, lr_for(batch));
+  return b.get_params();
+}
+
+}  // namespace
+
+TEST_CASE("mpi: one SGD step matches PyTorch", "[vectors]") {
+  for (const std::string& tier : available_tiers()) {
+    for (Mode mode : kModes) {
+      INFO("tier " << tier << ", " << name(mode));
+      check_one_step_vectors([&] { return mpi(mode, tier); });
+    }
+  }
+}
+
+TEST_CASE("mpi: the 64-step trajectory matches PyTorch", "[vectors]") {
+  for (const std::string& tier : available_tiers()) {
+    for (Mode mode : kModes) {
+      INFO("tier " << tier << ", " << name(mode));
+      check_trajectory_vectors([&] { return mpi(mode, tier); });
+    }
+  }
+}
+
+TEST_CASE("mpi allreduce: within 1e-6 of serial after a step, 1e-4 after an epoch", "[allreduce]") {
+  for (const std::string& tier : available_tiers()) {
+    for (int batch : {7, 32}) {
+      const std::string what = tier + ", B = " + std::to_string(batch);
+      INFO(what);
+      SerialBackend serial(tier);
+      auto b = mpi(Mode::kAllreduce, tier);
+      const auto step = one_step(*b, batch);
+      CHECK(within(what + ", one step", step, one_step(serial, batch), 1e-6));
+      CHECK(same_on_every_rank(step));
+      const auto epoch = train_params(*b, vector_train(), batch, lr_for(batch), 1);
+      CHECK(within(what + ", one epoch", epoch,
+                   train_params(serial, vector_train(), batch, lr_for(batch), 1), 1e-4));
+      CHECK(same_on_every_rank(epoch));
+    }
+  }
+}
+
+TEST_CASE("mpi allreduce: one rank is lenet-serial, bit for bit", "[allreduce]") {
+  for (const std::string& tier : available_tiers()) {
+    SerialBackend serial(tier);
+    auto b = mpi(Mode::kAllreduce, tier, 1, MPI_COMM_SELF);
+    CHECK(train_params(*b, vector_train(), 32, 0.5f, 2) ==
+          train_params(serial, vector_train(), 32, 0.5f, 2));
+  }
+}
+
+TEST_CASE("mpi exact: bit-identical to serial", "[exact]") {
+  for (const std::string& tier : available_tiers()) {
+    // B = 1 on one rank (B < P is refused by lenet-mpi); 7 and 32 on all ranks.
+    for (int batch : {1, 7, 32}) {
+      INFO("tier " << tier << ", B = " << batch);
+      SerialBackend serial(tier);
+      auto b = mpi(Mode::kExact, tier, 1, batch == 1 ? MPI_COMM_SELF : MPI_COMM_WORLD);
+      const auto got = train_params(*b, vector_train(), batch, lr_for(batch), 2);
+      CHECK(got == train_params(serial, vector_train(), batch, lr_for(batch), 2));
+      CHECK(b->epoch_loss_sum() == serial.epoch_loss_sum());
+      CHECK(same_on_every_rank(got));
+    }
+  }
+}
+
+TEST_CASE("mpi: a batch smaller than the rank count", "[allreduce][exact]") {
+  // A short last batch may have fewer samples than ranks: the ranks without any add zeros.
+  for (Mode mode : kModes) {
+    INFO(name(mode));
+    SerialBackend serial("ref");
+    auto b = mpi(mode, "ref");
+    const auto got = one_step(*b, 1);
+    CHECK(got == one_step(serial, 1));
+    CHECK(same_on_every_rank(got));
+  }
+}
+
+TEST_CASE("mpi hybrid: the same bits for any thread count per rank", "[hybrid]") {
+  for (const std::string& tier : available_tiers()) {
+    SerialBackend serial(tier);
+    const auto want = train_params(serial, vector_train(), 100, 0.5f, 2);
+    auto fast = mpi(Mode::kAllreduce, tier, 1);
+    const auto want_fast = train_params(*fast, vector_train(), 100, 0.5f, 2);
+    // B = 100: each rank has 3 or 4 chunks, the last ones partial, so that every thread works.
+    for (int threads : {2, 3}) {
+      INFO("tier " << tier << ", " << threads << " threads per rank");
+      auto exact = mpi(Mode::kExact, tier, threads);
+      const auto got = train_params(*exact, vector_train(), 100, 0.5f, 2);
+      CHECK(got == want);
+      CHECK(same_on_every_rank(got));
+      fast = mpi(Mode::kAllreduce, tier, threads);
+      CHECK(train_params(*fast, vector_train(), 100, 0.5f, 2) == want_fast);
+    }
+  }
+}
+
+TEST_CASE("mpi: evaluate adds every rank's slice of the test set", "[allreduce][exact]") {
+  SerialBackend serial("ref");
+  for (Mode mode : kModes) {
+    for (int threads : {1, 2}) {
+      INFO(name(mode) << ", " << threads << " threads");
+      auto b = mpi(mode, "ref", threads);
+      train_params(*b, vector_train(), 8, 0.3f, 1);
+      train_params(serial, vector_train(), 8, 0.3f, 1);
+      const EvalResult got = b->evaluate(), want = serial.evaluate();
+      CHECK(got.count == want.count);
+      CHECK(got.correct == want.correct);
+      // Other parameters in the allreduce mode; in the exact mode only other summation orders.
+      CHECK(got.loss_sum == Approx(want.loss_sum).epsilon(mode == Mode::kExact ? 1e-12 : 1e-6));
+    }
+  }
+}
+
+TEST_CASE("mpi: communication is timed even without --timing", "[allreduce][exact]") {
+  for (Mode mode : kModes) {
+    INFO(name(mode));
+    auto b = mpi(mode, "ref");
+    train_params(*b, vector_train(), 8, 0.3f, 1);  // ends with get_params(): the report's sums
+    const LayerTimes t = b->times();
+    CHECK(t.comm > 0);
+    CHECK(t.c1_forward == 0);  // the per-layer timers stay off
+    bool agree = false;
+    for (const std::string& line : b->info().extra)
+      agree = agree || line.find("Ranks agree            = yes") == 0;
+    CHECK(agree);
+  }
+}
