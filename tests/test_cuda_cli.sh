@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# lenet-cuda through its command line, with or without a GPU.
+#   With a GPU: each kernel version trains one epoch and --verify finds its parameters within
+#   the driver's tolerance of lenet-serial's (a checkpoint written first).
+#   Without one: the run must fail the documented way, exit code 2 and the single stderr line
+#   "lenet-cuda: error: no CUDA device: <CUDA's reason>".
+# Usage: test_cuda_cli.sh LENET_CUDA LENET_SERIAL DATA_DIR
+set -u
+cuda=$1 serial=$2 data=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$cuda" --data "$data" --epochs 1 --quiet >"$tmp/out" 2>"$tmp/err"
+code=$?
+if [[ $code -ne 0 ]]; then
+  lines=$(grep -c . "$tmp/err")
+  if [[ $code -eq 2 && $lines -eq 1 ]] && grep -q "^lenet-cuda: error: no CUDA device: " "$tmp/err"; then
+    echo "ok (no GPU): $(cat "$tmp/err")"
+    exit 0
+  fi
+  echo "FAIL: exit $code with $lines stderr lines, wanted 0, or 2 and one 'no CUDA device' line:"
+  sed 's/^/    /' "$tmp/err" | head -5
+  exit 1
+fi
+
+failures=0
+for kernels in v1 v2 fused; do
+  for batch in 1 32; do
+    lr=$([[ $batch -eq 1 ]] && echo 0.05 || echo 0.5)
+    "$serial" --data "$data" --epochs 1 --quiet --batch "$batch" --lr "$lr" \
+      --save "$tmp/serial.ck" >/dev/null || exit 1
+    out=$("$cuda" --data "$data" --epochs 1 --quiet --kernels "$kernels" --batch "$batch" \
+      --lr "$lr" --verify "$tmp/serial.ck" 2>&1)
+    if grep -q "Verification *= SUCCESSFUL" <<<"$out"; then
+      echo "ok   $kernels B=$batch: $(grep -E 'Verification' <<<"$out" | sed 's/  */ /g')"
+    else
+      echo "FAIL $kernels B=$batch:"
+      sed 's/^/    /' <<<"$out"
+      failures=$((failures + 1))
+    fi
+  done
+done
+grep -E "Device|Compute|CUDA" "$tmp/out"
+[[ $failures -eq 0 ]]
