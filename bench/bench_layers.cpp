@@ -1,0 +1,130 @@
+// lenet-bench-layers: each layer's forward and backward pass, alone, for every kernel tier in
+// this build, on one sample held in cache: nanoseconds per sample, GFLOP/s and the share of one
+// core's peak. What the whole training loop costs per layer is what --timing prints; the two
+// are compared in docs/performance.md.
+//
+//   build-simd/bench/lenet-bench-layers --benchmark_repetitions=5
+//       --benchmark_report_aggregates_only=true      (medians of 5; see --help for filters)
+#include <benchmark/benchmark.h>
+#include <time.h>
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "../common/gradient.hpp"
+#include "../common/network.hpp"
+#include "../common/rng.hpp"
+#include "../common/simd/vec.hpp"
+#include "../common/tier.hpp"
+
+namespace {
+
+using namespace lenet;
+
+// One core's fp32 peak for this build's vector width: 2 FMA units x lanes x 2 FLOP x 3.5 GHz,
+// as measured with an FMA loop on the project's machines (/work/shared/performance-notes.md:
+// 224 with AVX-512, 112 with AVX2). The 4-lane figure is the same formula, not a measurement.
+constexpr double kPeakGflops = simd::kLanes == 16 ? 224.0 : simd::kLanes == 8 ? 112.0 : 56.0;
+
+// Useful FLOP per sample and layer: 2 per multiply-add of the spec (docs/performance.md);
+// the sigmoids, derivatives and softmax are not counted.
+constexpr double kC1Flop = 2.0 * kC1Size * kC1Kernel * kC1Kernel;  // 172,800 each way
+constexpr double kS1Flop = 2.0 * kC1Size;                          // 6,912 each way
+constexpr double kFForwardFlop = 2.0 * kW3Size;                    // 4,320
+constexpr double kFBackwardFlop = 2.0 * 2 * kW3Size;               // dW3 and g2: 8,640
+constexpr double kSampleFlop =
+    2 * kC1Flop + 2 * kS1Flop + kFForwardFlop + kFBackwardFlop;  // 372,384
+
+// This thread's CPU time: what the CPU column shows, unaffected by time spent descheduled.
+double cpu_seconds() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+struct Sample {
+  std::vector<float> params = init_params(1);
+  std::vector<uint8_t> pixels = std::vector<uint8_t>(kImageSize);
+  std::vector<float> grad = std::vector<float>(kParamCount);
+  int label = 3;
+  Sample() {
+    SplitMix64 rng(7);  // timings do not depend on the pixel values: no data-dependent branches
+    for (uint8_t& p : pixels)
+      p = static_cast<uint8_t>(rng.next() >> 56);
+  }
+};
+
+// Runs `step` on kernels that have just trained one sample (so every buffer is filled).
+void run(benchmark::State& state, const std::string& tier, double flop,
+         const std::function<void(SampleKernels&, Sample&)>& step) {
+  Sample s;
+  auto k = make_kernels(tier);
+  train_sample(*k, s.params.data(), s.pixels.data(), s.label, s.grad.data(), nullptr);
+  const double t0 = cpu_seconds();
+  for (auto _ : state) {
+    step(*k, s);
+    benchmark::ClobberMemory();
+  }
+  const double seconds = cpu_seconds() - t0;
+  const double gflops = flop * static_cast<double>(state.iterations()) / seconds * 1e-9;
+  state.counters["GFLOP/s"] = gflops;
+  state.counters["%peak"] = 100.0 * gflops / kPeakGflops;
+}
+
+struct Layer {
+  const char* name;
+  double flop;
+  std::function<void(SampleKernels&, Sample&)> step;
+};
+
+const std::vector<Layer>& layers() {
+  static const std::vector<Layer> all = {
+      {"input", 0, [](SampleKernels& k, Sample& s) { k.load_input(s.pixels.data()); }},
+      {"c1_forward", kC1Flop, [](SampleKernels& k, Sample& s) { k.c1_forward(s.params.data()); }},
+      {"s1_forward", kS1Flop, [](SampleKernels& k, Sample& s) { k.s1_forward(s.params.data()); }},
+      {"f_forward", kFForwardFlop,
+       [](SampleKernels& k, Sample& s) {
+         benchmark::DoNotOptimize(k.f_forward(s.params.data(), s.label));
+       }},
+      {"f_backward", kFBackwardFlop,
+       [](SampleKernels& k, Sample& s) { k.f_backward(s.params.data(), s.grad.data()); }},
+      {"s1_backward", kS1Flop,
+       [](SampleKernels& k, Sample& s) { k.s1_backward(s.params.data(), s.grad.data()); }},
+      {"c1_backward", kC1Flop,
+       [](SampleKernels& k, Sample& s) { k.c1_backward(s.params.data(), s.grad.data()); }},
+      {"sample", kSampleFlop,
+       [](SampleKernels& k, Sample& s) {
+         benchmark::DoNotOptimize(
+             train_sample(k, s.params.data(), s.pixels.data(), s.label, s.grad.data(), nullptr));
+       }},
+  };
+  return all;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("peak", std::to_string(static_cast<int>(kPeakGflops)) +
+                                          " GFLOP/s, one core, " + std::to_string(simd::kLanes) +
+                                          "-float vectors (%peak is against this)");
+  for (const std::string& tier : available_tiers()) {
+    for (const Layer& layer : layers()) {
+      benchmark::RegisterBenchmark(
+          (std::string(layer.name) + "/" + tier).c_str(),
+          [tier, &layer](benchmark::State& st) { run(st, tier, layer.flop, layer.step); })
+          ->Unit(benchmark::kNanosecond)
+          // With --benchmark_repetitions: the fastest repetition, the least disturbed by other
+          // programs on a busy machine (the median and mean are printed too).
+          ->ComputeStatistics("min", [](const std::vector<double>& v) {
+            return *std::min_element(v.begin(), v.end());
+          });
+    }
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

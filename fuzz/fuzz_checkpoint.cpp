@@ -1,0 +1,18 @@
+// libFuzzer target: the checkpoint reader (lenet::read_checkpoint, LENETCK1 and LENETCK2) on a
+// hostile file. fuzz/README.md says how to run it.
+#include <cstdio>
+#include <cstdlib>
+
+#include "fuzz_inputs.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const lenet::fuzz::ScratchDir dir;
+  const auto outcome =
+      lenet::fuzz::run_checkpoint(dir, {reinterpret_cast<const char*>(data), size});
+  if (!outcome.bug.empty()) {
+    std::fprintf(stderr, "fuzz_checkpoint: %s (error: '%s')\n", outcome.bug.c_str(),
+                 outcome.error.c_str());
+    std::abort();  // libFuzzer saves the input as a crash
+  }
+  return 0;
+}
