@@ -1,0 +1,19 @@
+# lenet-mpi across several "hosts" on this one machine: Linux network namespaces joined by a
+# bridge, launched through Open MPI's rsh launcher (run_scripts/multihost.sh, docs/multihost.md).
+# Each test checks bit-identity with lenet-serial (--exact) and that nothing is left afterwards.
+# They need root and network namespaces; elsewhere multihost.sh exits 77: SKIPPED.
+set(_multihost bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost_test.sh
+  ${CMAKE_CURRENT_SOURCE_DIR}/../run_scripts/multihost.sh
+  --mpi $<TARGET_FILE:lenet-mpi> --serial $<TARGET_FILE:lenet-serial>)
+# The 128 real images of the test vectors: a few seconds per run.
+set(_multihost_run -- --data ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data --batch 16 --epochs 2)
+
+add_test(NAME "multihost: 2 hosts x 1 rank, bit-identical to serial"
+  COMMAND ${_multihost} --hosts 2 ${_multihost_run})
+add_test(NAME "multihost: 3 hosts shaped to 10mbit, bit-identical to serial"
+  COMMAND ${_multihost} --hosts 3 --bandwidth 10mbit ${_multihost_run})
+
+set_tests_properties(
+  "multihost: 2 hosts x 1 rank, bit-identical to serial"
+  "multihost: 3 hosts shaped to 10mbit, bit-identical to serial"
+  PROPERTIES LABELS "multihost" SKIP_RETURN_CODE 77 TIMEOUT 60)
