@@ -8,7 +8,8 @@ namespace lenet {
 
 void add_openmp_options(CLI::App& app, OpenMPOptions& o) {
   add_tier_option(app, o.tier);
-  o.kernels_flag = app.get_option("--kernels");
+  // Recorded while parsing: the App (and its options) is gone when the backend is made.
+  app.get_option("--kernels")->each([&o](const std::string&) { o.tier_given = true; });
   // omp_get_max_threads() is OMP_NUM_THREADS when that is set, else the number of cores.
   o.threads = omp_get_max_threads();
   app.add_option("--threads", o.threads, "OpenMP threads (default: OMP_NUM_THREADS, else cores)")
@@ -23,8 +24,7 @@ void add_openmp_options(CLI::App& app, OpenMPOptions& o) {
 
 std::unique_ptr<Backend> make_openmp_backend(const OpenMPOptions& o) {
   const Strategy strategy = o.strategy == "layer" ? Strategy::kLayer : Strategy::kBatch;
-  const bool tier_given = o.kernels_flag && o.kernels_flag->count() > 0;
-  const std::string tier = strategy == Strategy::kLayer && !tier_given ? "ref" : o.tier;
+  const std::string tier = strategy == Strategy::kLayer && !o.tier_given ? "ref" : o.tier;
   return std::make_unique<OpenMPBackend>(tier, strategy, o.threads);
 }
 

@@ -13,7 +13,7 @@ struct OpenMPOptions {
   int threads = 1;                 // set to omp_get_max_threads() by add_openmp_options
   std::string strategy = "batch";  // the faster one at B = 32 (docs/strategies_openmp.md)
   std::string tier;                // --kernels
-  const CLI::Option* kernels_flag = nullptr;  // tells "--kernels X given" from the default
+  bool tier_given = false;         // --kernels was on the command line (not the default)
 };
 
 void add_openmp_options(CLI::App& app, OpenMPOptions& o);
