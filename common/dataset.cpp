@@ -45,16 +45,20 @@ class IdxFile {
     constexpr uint64_t kChunk = 1 << 20;
     while (out.size() < n) {
       const size_t want = static_cast<size_t>(std::min<uint64_t>(kChunk, n - out.size()));
+      // The last read asks for one byte more than the payload: the file must end there. In the
+      // same read zlib meets the end of a gzip stream and checks its trailer; asked for exactly
+      // the bytes that remain, it stops before and takes a trailer cut off for a clean end.
+      const size_t ask = out.size() + want == n ? want + 1 : want;
       const size_t old = out.size();
-      out.resize(old + want);
-      const size_t got = read_some(out.data() + old, want);
+      out.resize(old + ask);
+      const size_t got = read_some(out.data() + old, ask);
       if (got < want) {
         fail("truncated: expected " + std::to_string(n) + " bytes of " + what + ", found " +
              std::to_string(old + got));
       }
+      if (got > want) fail("has trailing bytes after the " + std::string(what));
+      out.resize(old + want);
     }
-    unsigned char extra;
-    if (read_some(&extra, 1) != 0) fail("has trailing bytes after the " + std::string(what));
     return out;
   }
 
@@ -70,12 +74,11 @@ class IdxFile {
         if (why.rfind(path_ + ": ", 0) == 0) why.erase(0, path_.size() + 2);  // zlib adds the path
         fail("corrupt or unreadable: " + why);
       }
-      if (got == 0) {
-        // zlib reports a gzip stream cut short as an end of file: its CRC-32 was never checked.
-        gzerror(file_.get(), &code);
-        if (code == Z_BUF_ERROR) fail("truncated: the gzip data ends early");
-        break;
-      }
+      // zlib reports a gzip stream cut short (its CRC-32 never checked) as an end of file with
+      // Z_BUF_ERROR, which a read that returned data may already have set: check every read.
+      gzerror(file_.get(), &code);
+      if (code == Z_BUF_ERROR) fail("truncated: the gzip data ends early");
+      if (got == 0) break;
       total += static_cast<size_t>(got);
     }
     return total;

@@ -111,6 +111,26 @@ TEST_CASE("IDX: malformed files are rejected with a one-line error naming the fi
     write_file(img, bytes);
     CHECK_THAT(load_error(img, lab), Catch::Contains(img));
   }
+  SECTION("a large gzip file cut inside its 8-byte trailer") {
+    // Incompressible pixels, so that the compressed data spans many of zlib's reads (a small
+    // file was caught even before the loader asked zlib for one byte past the payload).
+    std::string pixels = idx_images(100);
+    uint64_t state = 1;
+    for (size_t i = 16; i < pixels.size(); ++i)
+      pixels[i] =
+          static_cast<char>((state = state * 6364136223846793005u + 1442695040888963407u) >> 56);
+    write_gz(img, pixels);
+    std::string bytes;
+    {
+      std::ifstream in(img, std::ios::binary);
+      bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    REQUIRE(bytes.size() > 70000);
+    for (size_t cut : {1, 4, 8}) {
+      write_file(img, bytes.substr(0, bytes.size() - cut));
+      CHECK_THAT(load_error(img, lab), Catch::Contains(img) && Catch::Contains("truncated"));
+    }
+  }
 }
 
 TEST_CASE("IDX: a missing data directory or file names what was tried", "[idx]") {
