@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember(lenet::cuda_kernel_versions()))
         ->capture_default_str();
     app.add_option("--device", cuda.device, "which GPU to use, numbered from 0")
-        ->check(CLI::NonNegativeNumber)
+        ->check(CLI::Range(0, 1 << 30))
         ->capture_default_str();
   };
   spec.create = [&](const lenet::Options& opts) {
