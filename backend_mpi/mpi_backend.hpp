@@ -1,7 +1,7 @@
 // The MPI backend: data-parallel synchronous SGD. Every rank loads the data, holds the same
 // parameters and follows the same epoch order; each mini-batch is shared among the P ranks, and
 // one collective per step gives every rank the whole batch's gradient, so every rank applies
-// the same update (docs/strategies_mpi.md). Two modes:
+// the same update (docs/strategies.md). Two modes:
 //   allreduce (default): each rank sums a contiguous slice of the batch; one MPI_Allreduce of
 //              2343 + 1 floats adds the slices. Equal to lenet-serial within float32 rounding.
 //   exact (--exact):     the batch's 16-sample chunks are shared among the ranks; one

@@ -1,4 +1,4 @@
-// lenet-mpi-pingpong: measures what the cost model of docs/strategies_mpi.md needs.
+// lenet-mpi-pingpong: measures what the cost model of docs/strategies.md needs.
 //   1. ping-pong between ranks 0 and 1: one-way time T(n) for messages of n bytes, and the
 //      least-squares fit T(n) = alpha + n / beta over 8 B .. 64 KiB (lenet-mpi's sizes);
 //   2. the collectives lenet-mpi runs once per step, at its sizes, beside the model's guess:

@@ -1,5 +1,5 @@
 // The OpenMP backend: the serial backend's arithmetic, shared among the threads of one process.
-// Two strategies (docs/strategies_openmp.md):
+// Two strategies (docs/strategies.md):
 //   batch: the chunks of kChunk samples of a mini-batch run on different threads, each with its
 //          own kernels; the chunk sums are then added in chunk order, one parameter slice per
 //          thread. Bit-identical to lenet-serial with the same tier, for every thread count.

@@ -11,7 +11,7 @@ namespace lenet {
 
 struct OpenMPOptions {
   int threads = 1;                 // set to omp_get_max_threads() by add_openmp_options
-  std::string strategy = "batch";  // the faster one at B = 32 (docs/strategies_openmp.md)
+  std::string strategy = "batch";  // the faster one at B = 32 (docs/strategies.md)
   std::string tier;                // --kernels
   bool tier_given = false;         // --kernels was on the command line (not the default)
 };
