@@ -202,11 +202,14 @@ class Run {
                           epoch_loss() / (first + count), t0 + saving);
         }
       }
+      // Reading the loss waits for a device to finish the epoch's queued steps: before the
+      // clock, so that the time covers all of them.
+      const double loss_sum = epoch_loss();
       const double seconds = now_seconds() - t0 - saving;
       result_.train_seconds += seconds;
       progress.clear();
-      if (!std::isfinite(epoch_loss())) diverged(epoch, steps_per_epoch);
-      result_.final_loss = epoch_loss() / train_.count;
+      if (!std::isfinite(loss_sum)) diverged(epoch, steps_per_epoch);
+      result_.final_loss = loss_sum / train_.count;
       if (!opts_.quiet) {
         const EvalResult e = backend_->evaluate();  // collective for MPI: every rank calls it
         if (root_) {
