@@ -103,8 +103,12 @@ for B in "${batch_list[@]}"; do
       for mode in "" --exact; do
         for ((p = 1; p <= max_ranks; p *= 2)); do
           [[ $p -gt $B ]] && continue  # a batch needs at least one sample per rank
-          point "mpi ${mode:-fast} $t, $p ranks" mpirun -np "$p" --oversubscribe --bind-to none "$mpi" \
-            "${common[@]}" --verify "$(ck "$t")" --kernels "$t" $mode
+          # Each rank on a core of its own while they fit. Without the OpenMP placement: with
+          # OMP_PROC_BIND set, every rank would pin its thread to the first core (the same one).
+          place=(--map-by core --bind-to core)
+          [[ $p -gt $cores ]] && place=(--oversubscribe --bind-to none)
+          point "mpi ${mode:-fast} $t, $p ranks" env -u OMP_PLACES -u OMP_PROC_BIND \
+            mpirun -np "$p" "${place[@]}" "$mpi" "${common[@]}" --verify "$(ck "$t")" --kernels "$t" $mode
         done
       done
     done

@@ -109,6 +109,10 @@ def main():
         sys.exit("torch_baseline.py: error: --batch, --epochs, --lr and --threads must be positive")
 
     torch.set_num_threads(a.threads)
+    # float32 as the C++ backends compute it: no TF32 rounding in convolutions and matrix
+    # products on Ampere and newer GPUs (PyTorch's default for cuDNN convolutions).
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     dev = torch.device(a.device)
     t0 = time.perf_counter()
     xtr, ytr = load_split(a.data, "train")
