@@ -43,5 +43,34 @@ expect "batch smaller than the ranks" "--batch" "${mpirun[@]}" "$exe" --data "$d
 expect "threads 0" "--threads" "${mpirun[@]}" "$exe" --data "$data" --threads 0
 expect "unknown kernels" "--kernels" "${mpirun[@]}" "$exe" --data "$data" --kernels nope
 
+# A rank killed mid-run (SIGKILL, as by the out-of-memory killer): mpirun must end the whole
+# job within seconds, exit non-zero and say which rank died (its own message: the dead rank
+# cannot print one), and no rank may be left running.
+killed_run() {
+  local start=$SECONDS code
+  timeout 30 mpirun -np 2 --oversubscribe --bind-to none bash -c \
+    'echo $$ >"$1/rank$OMPI_COMM_WORLD_RANK.pid"; exec "$0" --data "$2" --epochs 1000000 --batch 2 --quiet' \
+    "$exe" "$tmp" "$data" >/dev/null 2>"$tmp/err" &
+  local job=$!
+  for _ in $(seq 200); do [[ -s $tmp/rank1.pid && -s $tmp/rank0.pid ]] && break; sleep 0.05; done
+  sleep 1  # well into training
+  start=$SECONDS
+  kill -KILL "$(cat "$tmp/rank1.pid")"
+  wait "$job"
+  code=$?
+  # Rank 0 may take a moment to go after mpirun (it is told to stop, then reaped).
+  for _ in $(seq 50); do kill -0 "$(cat "$tmp/rank0.pid")" 2>/dev/null || break; sleep 0.1; done
+  local seconds=$((SECONDS - start))
+  if [[ $code -eq 0 || $code -eq 124 || $seconds -gt 10 ]] || ! grep -q "rank 1.*signal 9" "$tmp/err" ||
+    kill -0 "$(cat "$tmp/rank0.pid")" 2>/dev/null; then
+    echo "FAIL rank 1 killed mid-run: exit $code after $seconds s, rank 0 $(kill -0 "$(cat "$tmp/rank0.pid")" 2>/dev/null && echo still running || echo gone):"
+    sed 's/^/    /' "$tmp/err" | head -8
+    failures=$((failures + 1))
+  else
+    echo "ok   rank 1 killed mid-run (exit $code, $seconds s): $(grep -m1 "signal 9" "$tmp/err")"
+  fi
+}
+killed_run
+
 echo "$failures failed"
 [[ $failures -eq 0 ]]

@@ -15,8 +15,9 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 crc() { awk -F'= ' '/Param CRC-32/ {print $2}' "$1"; }
 
-# B = 1 with the readable tier: long enough (about a second) to be killed in the middle.
-args=(--data "$data" --train-limit 20000 --epochs 2 --batch 1 --lr 0.05 --kernels ref --quiet)
+# B = 2 (one sample per rank on 2 MPI ranks) with the readable tier: long enough (about a
+# second) to be killed in the middle.
+args=(--data "$data" --train-limit 20000 --epochs 2 --batch 2 --lr 0.05 --kernels ref --quiet)
 
 "${launch[@]}" "$exe" "${args[@]}" >"$tmp/full.txt" || fail "the uninterrupted run failed"
 want=$(crc "$tmp/full.txt")
