@@ -73,6 +73,30 @@ void run(benchmark::State& state, const std::string& tier, double flop,
   state.counters["%peak"] = 100.0 * gflops / kPeakGflops;
 }
 
+// The machine's measured peak for this build's vectors: independent chains of vector
+// multiply-adds (enough of them to cover the FMA units' latency), nothing loaded or stored.
+void peak_fma(benchmark::State& state) {
+  constexpr int kChains = 10;  // 2 FMA units x 4-5 cycles of latency; fits 16 registers
+  constexpr int kRounds = 1000;
+  simd::vfloat acc[kChains];
+  for (int c = 0; c < kChains; ++c)
+    acc[c] = simd::splat(static_cast<float>(c));
+  const simd::vfloat m = simd::splat(0.999f), a = simd::splat(1e-3f);
+  const double t0 = cpu_seconds();
+  for (auto _ : state) {
+    for (int r = 0; r < kRounds; ++r) {
+      for (int c = 0; c < kChains; ++c)
+        acc[c] = acc[c] * m + a;
+    }
+    for (int c = 0; c < kChains; ++c)
+      acc[c] = simd::in_register(acc[c]);
+  }
+  benchmark::DoNotOptimize(acc);
+  const double flop = 2.0 * kChains * kRounds * simd::kLanes * double(state.iterations());
+  state.counters["GFLOP/s"] = flop / (cpu_seconds() - t0) * 1e-9;
+  state.counters["%peak"] = 100.0 * state.counters["GFLOP/s"] / kPeakGflops;
+}
+
 struct Layer {
   const char* name;
   double flop;
@@ -111,6 +135,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("peak", std::to_string(static_cast<int>(kPeakGflops)) +
                                           " GFLOP/s, one core, " + std::to_string(simd::kLanes) +
                                           "-float vectors (%peak is against this)");
+  benchmark::RegisterBenchmark("peak_fma", peak_fma);
   for (const std::string& tier : available_tiers()) {
     for (const Layer& layer : layers()) {
       benchmark::RegisterBenchmark(

@@ -113,21 +113,30 @@ def speedup_plot(summary, backend, axis, path, title):
         base = serial_time(summary, key[1], key[6])
         if base:
             x = key[3] if axis == "threads" else key[4]
-            series[f"{key[2]} {key[1]}, B={key[6]}"].append((x, base / s["seconds"]))
+            series[(key[2], key[1], key[6])].append((x, base / s["seconds"]))
     if not series:
         return False
     fig, ax = plt.subplots(figsize=(7, 4.5))
     xmax = max(x for pts in series.values() for x, _ in pts)
     ax.plot([1, xmax], [1, xmax], "k--", lw=1, label="ideal")
-    for name, pts in sorted(series.items()):
+    # One colour per batch size, one line style and marker per strategy and tier: with a dozen
+    # lines, colours alone repeat.
+    batches = sorted({b for _, _, b in series})
+    variants = sorted({(st, t) for st, t, _ in series})
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    styles = ["o-", "s--", "^:", "D-.", "v-", "x--"]
+    for (strategy, tier, b), pts in sorted(series.items(), key=lambda kv: (kv[0][2], kv[0][:2])):
         pts.sort()
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=name)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts],
+                styles[variants.index((strategy, tier)) % len(styles)],
+                color=colours[batches.index(b) % len(colours)],
+                label=f"{strategy} {tier}, B={b}")
     ax.set_xlabel(f"{axis}")
     ax.set_ylabel("speedup over lenet-serial (same tier, same batch)")
     ax.set_title(f"lenet-{backend}: speedup vs {axis}\n{title}", fontsize=10)
     ax.set_xticks(sorted({p[0] for pts in series.values() for p in pts}))
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -154,7 +163,7 @@ def breakdown_plot(timing_rows, path, title, batch):
     ax.set_xticklabels([label(k) for k in keys], rotation=40, ha="right", fontsize=8)
     ax.set_ylabel("seconds per epoch (--timing run)")
     ax.set_title(f"Where the time goes, batch {batch}\n{title}", fontsize=10)
-    ax.legend(fontsize=8, ncol=3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
