@@ -41,8 +41,8 @@ constexpr int kB3 = kW3 + kW3Size;
 constexpr int kParamCount = kB3 + kB3Size;
 static_assert(kParamCount == 2343, "the spec's parameter count");
 
-// Multiply-adds of one training sample (forward + backward), for GFLOP/s figures:
-// see docs/performance.md for the derivation.
+// FLOP of one training sample (forward + backward: 2 per multiply-add plus the element-wise
+// work), for GFLOP/s figures; docs/performance.md derives it.
 constexpr double kFlopsPerSample = 401614.0;
 
 // Everything one sample's forward pass produces, laid out as in the spec (row-major).

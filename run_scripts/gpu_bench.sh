@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# gpu_bench.sh: the GPU measurements of docs/cuda.md in one command. For each batch size, one
+# 60k-image epoch of lenet-cuda with every kernel version, each verified against lenet-serial's
+# parameters, and the same network in PyTorch on the same GPU (where torch sees CUDA); medians
+# of --repeats runs, in a CSV and a Markdown table.
+#
+#   run_scripts/gpu_bench.sh [--data DIR] [--batches 1,128] [--repeats 3] [--device N] [--out DIR]
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin="${LENET_BUILD_DIR:-$root/build}"
+data="$root/data/fashion" batches="1,128" repeats=3 device=0 out=""
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --data) data=$(realpath "$2"); shift 2 ;;
+    --batches) batches=$2; shift 2 ;;
+    --repeats) repeats=$2; shift 2 ;;
+    --device) device=$2; shift 2 ;;
+    --out) out=$(realpath -m "$2"); shift 2 ;;
+    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "gpu_bench.sh: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+cuda="$bin/backend_cuda/lenet-cuda" serial="$bin/backend_serial/lenet-serial"
+[[ -x $cuda ]] || { echo "gpu_bench.sh: error: $cuda not built (run_scripts/setup.sh on a machine with nvcc)" >&2; exit 1; }
+[[ -d $data ]] || { echo "gpu_bench.sh: error: --data: '$data' not found (run run_scripts/get_data.sh)" >&2; exit 1; }
+[[ $repeats =~ ^[1-9][0-9]*$ ]] || { echo "gpu_bench.sh: error: --repeats: a positive integer" >&2; exit 2; }
+# One-line reason and exit code 2 where there is no usable GPU.
+"$cuda" --data "$data" --device "$device" --epochs 0 --quiet >/dev/null
+out=${out:-$root/results/gpu-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out"
+runs="$out/runs.csv" log="$out/log.txt"
+: >"$log"
+torch=0
+/usr/bin/env python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null && torch=1
+
+# Kernels loaded before training, not at their first launch inside the timed epoch.
+export CUDA_MODULE_LOADING=EAGER
+lr_for() { case $1 in 1) echo 0.05 ;; 8) echo 0.3 ;; 128) echo 1.0 ;; *) echo 0.5 ;; esac; }
+failed=0
+point() {  # point LABEL COMMAND...: --repeats timed runs appended to runs.csv
+  local label=$1
+  shift
+  printf '  %-28s' "$label"
+  for ((r = 0; r < repeats; r++)); do
+    "$@" --csv "$runs" --quiet >>"$log" 2>&1 || { echo " FAILED (see $log)"; failed=1; return; }
+  done
+  echo " $(tail -n 1 "$runs" | awk -F, '{printf "%.4f s/epoch", $14}')"
+}
+
+IFS=',' read -ra batch_list <<<"$batches"
+for B in "${batch_list[@]}"; do
+  lr=$(lr_for "$B")
+  common=(--data "$data" --batch "$B" --lr "$lr")
+  echo "batch $B, lr $lr"
+  ck="$out/serial-B$B.ck"
+  "$serial" "${common[@]}" --kernels ref --save "$ck" --quiet >>"$log"
+  point "serial ref (the baseline)" "$serial" "${common[@]}" --kernels ref
+  for v in v1 v2 fused; do
+    point "cuda $v" "$cuda" "${common[@]}" --device "$device" --kernels "$v" --verify "$ck"
+  done
+  if [[ $torch -eq 1 ]]; then
+    point "pytorch cuda" python3 "$root/run_scripts/torch_baseline.py" "${common[@]}" \
+      --device cuda --verify "$ck"
+  else
+    echo "  pytorch cuda: skipped (python3 cannot import torch with CUDA)"
+  fi
+done
+
+python3 "$root/run_scripts/compare_report.py" --runs "$runs" --out "$out" \
+  --title "$(basename "$data"), GPU $device" >/dev/null || failed=1
+echo "gpu_bench.sh: wrote $out/summary.md and runs.csv"
+exit $failed
