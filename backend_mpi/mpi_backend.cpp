@@ -67,22 +67,7 @@ MpiBackend::MpiBackend(const std::string& tier, Mode mode, int threads, MPI_Comm
   if (threads < 1) throw Error("--threads: must be at least 1, got " + std::to_string(threads), 2);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &ranks_);
-  workers_.resize(threads);
-  workers_[0].kernels = make_kernels(tier);  // throws lenet::Error for an unknown tier
-  // The other threads allocate their own kernels: their activations then lie in that thread's
-  // malloc arena, away from the cache lines the other threads write.
-#pragma omp parallel num_threads(threads_)
-  {
-    const int t = omp_get_thread_num();
-    if (t > 0) workers_[t].kernels = make_kernels(tier);
-  }
-  for (const Worker& w : workers_) {
-    if (!w.kernels) {
-      throw Error("--threads: the OpenMP runtime gave fewer than " + std::to_string(threads) +
-                      " threads (is OMP_THREAD_LIMIT set?)",
-                  2);
-    }
-  }
+  workers_ = make_workers(tier, threads);
   gather_counts_.resize(ranks_);
   gather_displs_.resize(ranks_);
   MPI_Type_contiguous(sizeof(ChunkSum), MPI_BYTE, &chunk_type_);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../backend_openmp/workers.hpp"
 #include "../common/backend.hpp"
 #include "../common/network.hpp"
 #include "../common/tier.hpp"
@@ -65,13 +66,6 @@ class MpiBackend final : public Backend {
   };
 
  private:
-  // What one thread writes while it trains: its kernels, one sample's gradient, its timers.
-  struct alignas(64) Worker {
-    std::unique_ptr<SampleKernels> kernels;
-    float sample_grad[kParamCount];
-    LayerTimes times;
-  };
-
   // The sums of the chunks of kChunk samples of order_[lo, hi), cut from lo, into out[0..n):
   // each chunk on one thread. Returns n.
   int compute_chunks(int lo, int hi, ChunkSum* out);

@@ -17,26 +17,12 @@ const char* strategy_name(Strategy s) {
 }
 
 OpenMPBackend::OpenMPBackend(const std::string& tier, Strategy strategy, int threads)
-    : strategy_(strategy), threads_(threads), workers_(std::max(threads, 1)) {
+    : strategy_(strategy), threads_(threads) {
   if (threads < 1) throw Error("--threads: must be at least 1, got " + std::to_string(threads), 2);
   if (strategy == Strategy::kLayer && tier != "ref") {
     throw Error("--strategy layer: runs the ref kernels only, not --kernels " + tier, 2);
   }
-  workers_[0].kernels = make_kernels(tier);  // throws lenet::Error for an unknown tier
-  // The other threads allocate their own kernels: their activations then lie in that thread's
-  // malloc arena, far from the cache lines another thread writes.
-#pragma omp parallel num_threads(threads_)
-  {
-    const int t = omp_get_thread_num();
-    if (t > 0) workers_[t].kernels = make_kernels(tier);
-  }
-  for (const Worker& w : workers_) {
-    if (!w.kernels) {
-      throw Error("--threads: the OpenMP runtime gave fewer than " + std::to_string(threads) +
-                      " threads (is OMP_THREAD_LIMIT set?)",
-                  2);
-    }
-  }
+  workers_ = make_workers(tier, threads);
   if (strategy == Strategy::kLayer) {
     // One sample at a time: one chunk buffer, and worker 0's sample gradient as scratch.
     layer_kernels_ = std::make_unique<LayerKernels>(threads_);

@@ -13,6 +13,7 @@
 
 #include "../common/backend.hpp"
 #include "../common/tier.hpp"
+#include "workers.hpp"
 
 namespace lenet {
 
@@ -46,13 +47,6 @@ class OpenMPBackend final : public Backend {
   // parameter slices of the reduction are whole lines, so no two threads write one line.
   static constexpr int kLineFloats = 16;
 
-  // Everything one thread writes while it trains: its kernels (activations, deltas), one
-  // sample's gradient and its timers. alignas(64): two workers never share a cache line.
-  struct alignas(64) Worker {
-    std::unique_ptr<SampleKernels> kernels;
-    float sample_grad[kParamCount];
-    LayerTimes times;
-  };
   // One chunk's gradient sum and loss sum, written by whichever thread computes the chunk.
   struct alignas(64) ChunkSum {
     float grad[kParamCount];

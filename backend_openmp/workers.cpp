@@ -1,0 +1,27 @@
+#include "workers.hpp"
+
+#include <omp.h>
+
+#include "../common/error.hpp"
+
+namespace lenet {
+
+std::vector<Worker> make_workers(const std::string& tier, int threads) {
+  std::vector<Worker> workers(threads);
+  workers[0].kernels = make_kernels(tier);  // throws lenet::Error for an unknown tier
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    if (t > 0) workers[t].kernels = make_kernels(tier);
+  }
+  for (const Worker& w : workers) {
+    if (!w.kernels) {
+      throw Error("--threads: the OpenMP runtime gave fewer than " + std::to_string(threads) +
+                      " threads (is OMP_THREAD_LIMIT set?)",
+                  2);
+    }
+  }
+  return workers;
+}
+
+}  // namespace lenet
