@@ -13,11 +13,6 @@
 namespace lenet {
 namespace {
 
-// The timers each thread keeps while it computes chunks (common/gradient.hpp fills them).
-constexpr double LayerTimes::*kThreadFields[] = {&LayerTimes::c1_forward,  &LayerTimes::s1_forward,
-                                                 &LayerTimes::f_forward,   &LayerTimes::f_backward,
-                                                 &LayerTimes::s1_backward, &LayerTimes::c1_backward,
-                                                 &LayerTimes::reduce};
 // All of LayerTimes, for taking the slowest rank's value of each.
 constexpr double LayerTimes::*kAllFields[] = {
     &LayerTimes::c1_forward, &LayerTimes::s1_forward,  &LayerTimes::f_forward,
@@ -173,12 +168,9 @@ int MpiBackend::compute_chunks(int lo, int hi, ChunkSum* out) {
 LayerTimes MpiBackend::rank_times() const {
   // The threads wait for the slowest of them at the end of each parallel loop.
   LayerTimes t = times_;
-  for (auto field : kThreadFields) {
-    double slowest = 0;
-    for (const Worker& w : workers_)
-      slowest = std::max(slowest, w.times.*field);
-    t.*field += slowest;
-  }
+  const LayerTimes& slowest = slowest_times(workers_, threads_);
+  for (auto field : kWorkerTimeFields)
+    t.*field += slowest.*field;
   return t;
 }
 

@@ -75,7 +75,7 @@ class MpiBackend final : public Backend {
   double train_allreduce(int first, int count, float lr);  // allreduce.cpp
   double train_exact(int first, int count, float lr);      // exact.cpp; both return comm seconds
 
-  // This rank's timers: the master thread's, plus per layer the slowest thread's total.
+  // This rank's timers: the master thread's, plus the slowest thread's (workers.hpp).
   LayerTimes rank_times() const;
 
   const Mode mode_;

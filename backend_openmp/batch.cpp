@@ -17,15 +17,6 @@
 #include "openmp_backend.hpp"
 
 namespace lenet {
-namespace {
-
-// The fields of LayerTimes that the threads measure, for finding the slowest thread.
-constexpr double LayerTimes::*kLayerFields[] = {&LayerTimes::c1_forward,  &LayerTimes::s1_forward,
-                                                &LayerTimes::f_forward,   &LayerTimes::f_backward,
-                                                &LayerTimes::s1_backward, &LayerTimes::c1_backward,
-                                                &LayerTimes::reduce};
-
-}  // namespace
 
 void OpenMPBackend::train_chunks_in_parallel(int first, int count, float lr) {
   const int n_chunks = (count + kChunk - 1) / kChunk;
@@ -74,22 +65,10 @@ void OpenMPBackend::train_chunks_in_parallel(int first, int count, float lr) {
   sgd_update(params_.v, grad, lr, count);
   if (!timing_) return;
   times_.update += now_seconds() - t0;
-  // The team's time is its slowest thread's (common/timer.hpp): the others wait for it at the
-  // barrier. Its per-layer times are taken whole, so that they add up to at most the team's
-  // wall time (a maximum per layer could take each layer from another thread, and add up to
-  // more).
-  const auto chunk_seconds = [](const LayerTimes& lt) {
-    double sum = 0;
-    for (auto field : kLayerFields)
-      sum += lt.*field;
-    return sum;
-  };
-  const Worker* slowest = &workers_[0];
-  for (int t = 1; t < team; ++t) {
-    if (chunk_seconds(workers_[t].times) > chunk_seconds(slowest->times)) slowest = &workers_[t];
-  }
-  for (auto field : kLayerFields)
-    times_.*field += slowest->times.*field;
+  // The team's time is its slowest thread's (common/timer.hpp, workers.hpp).
+  const LayerTimes& slowest = slowest_times(workers_, team);
+  for (auto field : kWorkerTimeFields)
+    times_.*field += slowest.*field;
   times_.reduce += reduce_seconds;
 }
 

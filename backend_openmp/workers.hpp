@@ -26,4 +26,17 @@ struct alignas(64) Worker {
 // runtime gives fewer threads than asked for.
 std::vector<Worker> make_workers(const std::string& tier, int threads);
 
+// The fields of LayerTimes that a worker's timers fill while it computes chunks
+// (common/gradient.hpp's chunk_gradient).
+inline constexpr double LayerTimes::*kWorkerTimeFields[] = {
+    &LayerTimes::c1_forward, &LayerTimes::s1_forward,  &LayerTimes::f_forward,
+    &LayerTimes::f_backward, &LayerTimes::s1_backward, &LayerTimes::c1_backward,
+    &LayerTimes::reduce};
+
+// The team's per-layer times: those of its slowest worker among the first `team` (the one
+// whose kWorkerTimeFields add up to the most; the others wait for it at the barrier), taken
+// whole, so that they add up to at most the team's wall time. A maximum per layer could take
+// each layer from another worker, and add up to more.
+const LayerTimes& slowest_times(const std::vector<Worker>& workers, int team);
+
 }  // namespace lenet
