@@ -6,22 +6,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 
 #include "../common/simd/vexp.hpp"
 #include "../common/vexp.hpp"
-
-namespace {
+#include "ulps.hpp"
 
 using namespace lenet::simd;
-
-int64_t ordered_bits(float f) {
-  int32_t i;
-  std::memcpy(&i, &f, 4);
-  return i < 0 ? int64_t{INT32_MIN} - i : i;
-}
-
-}  // namespace
 
 TEST_CASE("simd vexp equals the scalar vexp lane for lane, within 2 ulp of std::exp", "[vexp]") {
   int64_t worst = 0, mismatches = 0;
@@ -35,7 +25,7 @@ TEST_CASE("simd vexp equals the scalar vexp lane for lane, within 2 ulp of std::
     const vfloat s = sigmoid(x);
     for (int l = 0; l < kLanes; ++l) {
       if (e[l] != lenet::vexp(x[l]) || s[l] != lenet::sigmoid(x[l])) ++mismatches;
-      const int64_t ulps = std::llabs(ordered_bits(e[l]) - ordered_bits(std::exp(x[l])));
+      const int64_t ulps = ulps_between(e[l], std::exp(x[l]));
       if (ulps > worst) worst = ulps, worst_x = x[l];
     }
   }

@@ -4,25 +4,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 
 #include "../common/vexp.hpp"
-
-namespace {
-
-int64_t ordered_bits(float f) {
-  int32_t i;
-  std::memcpy(&i, &f, 4);
-  return i < 0 ? int64_t{INT32_MIN} - i : i;
-}
-
-}  // namespace
+#include "ulps.hpp"
 
 TEST_CASE("vexp is within 2 ulp of std::exp on [-87, 88]", "[vexp]") {
   int64_t worst = 0;
   float worst_x = 0;
   for (float x = -87.0f; x <= 88.0f; x += 0.000731f) {
-    const int64_t ulps = std::llabs(ordered_bits(lenet::vexp(x)) - ordered_bits(std::exp(x)));
+    const int64_t ulps = ulps_between(lenet::vexp(x), std::exp(x));
     if (ulps > worst) worst = ulps, worst_x = x;
   }
   std::printf("vexp: max error %lld ulp (at x = %g) over [-87, 88]\n",
