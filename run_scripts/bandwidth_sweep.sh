@@ -10,6 +10,7 @@ set -euo pipefail
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "${SCRIPT_DIR}/.." && pwd)"
 PROG="bandwidth_sweep.sh"
+source "${SCRIPT_DIR}/lib.sh"
 
 usage() {
   cat <<EOF
@@ -41,12 +42,6 @@ skews timings: the load average is printed; compare within one sweep.
 EOF
 }
 
-die() {
-  echo "${PROG}: error: $*" >&2
-  exit 2
-}
-say() { echo "${PROG}: $*"; }
-
 rates="unshaped,1gbit,100mbit,10mbit"
 batches="16,64,256"
 hosts=2
@@ -59,9 +54,6 @@ pingpong_time=0.5
 build_dir="${REPO_ROOT}/build"
 out_dir=""
 
-need() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
-count() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1: expected a whole number, got '$2'"; }
-positive() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1: expected a positive integer, got '$2'"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rates) need "$@"; rates=$2; shift 2 ;;
@@ -82,19 +74,12 @@ done
 
 serial="${build_dir}/backend_serial/lenet-serial"
 mpi="${build_dir}/backend_mpi/lenet-mpi"
-for exe in "$serial" "$mpi"; do
-  [[ -x "$exe" ]] || die "$exe not found: build first (cmake -S . -B $build_dir && cmake --build $build_dir)"
-done
-[[ -d "$data_dir" ]] || die "--data: no directory $data_dir (bash run_scripts/get_data.sh)"
+require_built "$serial" "$mpi"
+require_data "$data_dir"
 command -v mpicc >/dev/null || die "mpicc not found (Debian: apt-get install libopenmpi-dev)"
 IFS=, read -ra rate_list <<<"$rates"
 IFS=, read -ra batch_list <<<"$batches"
 for b in "${batch_list[@]}"; do positive --batches "$b"; done
-
-# lr_for B: the rate docs/network.md found best for batch B (too large a rate kills training).
-lr_for() {
-  case "$1" in 1) echo 0.05 ;; 8) echo 0.3 ;; 32) echo 0.5 ;; *) [[ $1 -gt 32 ]] && echo 1.0 || echo 0.5 ;; esac
-}
 
 out_dir=${out_dir:-"${REPO_ROOT}/results/bandwidth-$(date +%Y%m%d-%H%M%S)"}
 mkdir -p "$out_dir"
@@ -114,7 +99,7 @@ common=(--data "$data_dir" --epochs "$epochs" --test-limit "$test_limit" --quiet
 say "data $data_dir, train limit $train_limit (0: all), epochs $epochs, repeats $repeats"
 say "links ${rate_list[*]}; per-rank batches ${batch_list[*]} on $hosts hosts, 1 rank each"
 load_start=$(cut -d' ' -f1 /proc/loadavg)
-say "load average now: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+say "$(load_note)"
 say "writing $out_dir/"
 
 # keep_row LINK: moves the run's CSV row into runs.csv with the link in front.

@@ -17,6 +17,8 @@
 # minutes on 2 cores). --full: Fashion-MNIST (60k), 1 epoch, batches 1,32,128.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PROG="compare.sh"
+source "$root/run_scripts/lib.sh"
 bin="${LENET_BUILD_DIR:-$root/build}"
 data="$root/data/digits" epochs=1 batches="1,8,32,128" repeats=3 torch=1
 max_threads=$(nproc) max_ranks=$(nproc) out=""
@@ -32,12 +34,12 @@ while [[ $# -gt 0 ]]; do
     --no-torch) torch=0; shift ;;
     --full) data="$root/data/fashion" batches="1,32,128"; shift ;;
     -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "compare.sh: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
-[[ -x $bin/backend_serial/lenet-serial ]] || { echo "compare.sh: error: build first (run_scripts/setup.sh)" >&2; exit 1; }
-[[ -d $data ]] || { echo "compare.sh: error: --data: '$data' not found (run run_scripts/get_data.sh)" >&2; exit 1; }
-[[ $repeats -ge 1 ]] || { echo "compare.sh: error: --repeats must be >= 1" >&2; exit 2; }
+require_built "$bin/backend_serial/lenet-serial"
+require_data "$data"
+positive --repeats "$repeats"
 out=${out:-$root/results/$(date +%Y%m%d-%H%M%S)-$(hostname -s)}
 mkdir -p "$out/checkpoints"
 runs="$out/runs.csv" timing="$out/timing.csv" log="$out/log.txt"
@@ -46,12 +48,8 @@ runs="$out/runs.csv" timing="$out/timing.csv" log="$out/log.txt"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMP_PLACES=cores OMP_PROC_BIND=close
 cores=$(nproc)
-echo "compare.sh: $data, $epochs epoch(s), batches $batches, $repeats repeats, up to $max_threads threads / $max_ranks ranks -> $out"
-echo "compare.sh: OMP_PLACES=$OMP_PLACES OMP_PROC_BIND=$OMP_PROC_BIND, $cores cores"
-
-lr_for() { case $1 in 1) echo 0.05 ;; 8) echo 0.3 ;; 128) echo 1.0 ;; *) echo 0.5 ;; esac; }
-# tiers EXE: the --kernels choices an executable offers (from its --help), empty if none.
-tiers() { "$1" --help | sed -n 's/.*--kernels TEXT:{\([^}]*\)}.*/\1/p' | tr ',' ' '; }
+say "$data, $epochs epoch(s), batches $batches, $repeats repeats, up to $max_threads threads / $max_ranks ranks -> $out"
+say "OMP_PLACES=$OMP_PLACES OMP_PROC_BIND=$OMP_PROC_BIND; $(load_note)"
 
 failed=0
 # point LABEL COMMAND...: the timed repeats, then one --timing run; any failure is recorded.
@@ -78,16 +76,16 @@ for B in "${batch_list[@]}"; do
   # The references: one serial run per tier. CPU runs are checked against the serial run of
   # their own tier (bit-identity shows there); CUDA and PyTorch against the readable tier.
   ck() { echo "$out/checkpoints/serial-B$B-$1.ck"; }
-  for t in $(tiers "$bin/backend_serial/lenet-serial"); do
+  for t in $(tiers "$bin/backend_serial/lenet-serial" | tr , ' '); do
     "$bin/backend_serial/lenet-serial" "${common[@]}" --kernels "$t" --save "$(ck "$t")" --quiet >>"$log"
   done
   verify=(--verify "$(ck ref)")
-  for t in $(tiers "$bin/backend_serial/lenet-serial"); do
+  for t in $(tiers "$bin/backend_serial/lenet-serial" | tr , ' '); do
     point "serial $t" "$bin/backend_serial/lenet-serial" "${common[@]}" --verify "$(ck "$t")" --kernels "$t"
   done
   omp="$bin/backend_openmp/lenet-openmp"
   if [[ -x $omp ]]; then
-    for t in $(tiers "$omp"); do
+    for t in $(tiers "$omp" | tr , ' '); do
       for s in batch layer; do
         [[ $s == layer && $t != ref ]] && continue  # layer supports the readable tier only
         for ((n = 1; n <= max_threads; n *= 2)); do
@@ -99,7 +97,7 @@ for B in "${batch_list[@]}"; do
   fi
   mpi="$bin/backend_mpi/lenet-mpi"
   if [[ -x $mpi ]] && command -v mpirun >/dev/null; then
-    for t in $(tiers "$mpi"); do
+    for t in $(tiers "$mpi" | tr , ' '); do
       for mode in "" --exact; do
         for ((p = 1; p <= max_ranks; p *= 2)); do
           [[ $p -gt $B ]] && continue  # a batch needs at least one sample per rank
@@ -132,5 +130,5 @@ done
 
 /usr/bin/python3 "$root/run_scripts/compare_report.py" --runs "$runs" --timing "$timing" --out "$out" \
   --title "$(basename "$data"), $epochs epoch(s), $(hostname -s), $cores cores" || failed=1
-echo "compare.sh: wrote $out/summary.md, runs.csv and plots"
+say "wrote $out/summary.md, runs.csv and plots; $(load_note)"
 [[ $failed -eq 0 ]] || { echo "compare.sh: some runs FAILED verification or did not run (see $out/summary.md, $log)" >&2; exit 1; }

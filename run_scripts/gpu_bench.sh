@@ -7,6 +7,8 @@
 #   run_scripts/gpu_bench.sh [--data DIR] [--batches 1,128] [--repeats 3] [--device N] [--out DIR]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PROG="gpu_bench.sh"
+source "$root/run_scripts/lib.sh"
 bin="${LENET_BUILD_DIR:-$root/build}"
 data="$root/data/fashion" batches="1,128" repeats=3 device=0 out=""
 while [[ $# -gt 0 ]]; do
@@ -17,13 +19,13 @@ while [[ $# -gt 0 ]]; do
     --device) device=$2; shift 2 ;;
     --out) out=$(realpath -m "$2"); shift 2 ;;
     -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "gpu_bench.sh: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
 cuda="$bin/backend_cuda/lenet-cuda" serial="$bin/backend_serial/lenet-serial"
-[[ -x $cuda ]] || { echo "gpu_bench.sh: error: $cuda not built (run_scripts/setup.sh on a machine with nvcc)" >&2; exit 1; }
-[[ -d $data ]] || { echo "gpu_bench.sh: error: --data: '$data' not found (run run_scripts/get_data.sh)" >&2; exit 1; }
-[[ $repeats =~ ^[1-9][0-9]*$ ]] || { echo "gpu_bench.sh: error: --repeats: a positive integer" >&2; exit 2; }
+require_built "$cuda" "$serial"
+require_data "$data"
+positive --repeats "$repeats"
 # One-line reason and exit code 2 where there is no usable GPU.
 "$cuda" --data "$data" --device "$device" --epochs 0 --quiet >/dev/null
 out=${out:-$root/results/gpu-$(date +%Y%m%d-%H%M%S)}
@@ -35,7 +37,6 @@ torch=0
 
 # Kernels loaded before training, not at their first launch inside the timed epoch.
 export CUDA_MODULE_LOADING=EAGER
-lr_for() { case $1 in 1) echo 0.05 ;; 8) echo 0.3 ;; 128) echo 1.0 ;; *) echo 0.5 ;; esac; }
 failed=0
 point() {  # point LABEL COMMAND...: --repeats timed runs appended to runs.csv
   local label=$1
@@ -68,5 +69,5 @@ done
 
 python3 "$root/run_scripts/compare_report.py" --runs "$runs" --out "$out" \
   --title "$(basename "$data"), GPU $device" >/dev/null || failed=1
-echo "gpu_bench.sh: wrote $out/summary.md and runs.csv"
+say "wrote $out/summary.md and runs.csv"
 exit $failed

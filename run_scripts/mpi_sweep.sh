@@ -8,6 +8,7 @@ set -euo pipefail
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "${SCRIPT_DIR}/.." && pwd)"
 PROG="mpi_sweep.sh"
+source "${SCRIPT_DIR}/lib.sh"
 
 usage() {
   cat <<EOF
@@ -30,7 +31,7 @@ and whether the final parameters are bit-identical to serial's.
   --repeats N        runs per point, at least 3; the report shows the median (default: 3)
   --epochs N         epochs per run (default: 1)
   --lr X             learning rate (default: docs/network.md's rate for the batch size:
-                     0.05 for B = 1, 0.3 for B = 8, 0.5 for B = 32, 1.0 for B = 128, else 0.5)
+                     B >= 1: 0.05, >= 8: 0.3, >= 32: 0.5, >= 128: 1.0)
   --train-limit N    use the first N training images (default: all)
   --build DIR        the CMake build directory (default: build)
   --out DIR          where runs.csv, runs.log, report.md and report.png go
@@ -44,12 +45,6 @@ turns on the cores, so it measures time-sharing, not scaling. On a machine busy 
 work the timings are noisy: compare the ratios within one sweep, not across sweeps.
 EOF
 }
-
-die() {
-  echo "${PROG}: error: $*" >&2
-  exit 2
-}
-say() { echo "${PROG}: $*"; }
 
 ranks="1,2,4"
 threads=1
@@ -65,9 +60,6 @@ lr=""
 build_dir="${REPO_ROOT}/build"
 out_dir=""
 
-# need FLAG [VALUE]: the flag must have a value. positive FLAG VALUE: a positive integer.
-need() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
-positive() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1: expected a positive integer, got '$2'"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --ranks) need "$@"; ranks=$2; shift 2 ;;
@@ -75,8 +67,7 @@ while [[ $# -gt 0 ]]; do
     --batches) need "$@"; batches=$2; shift 2 ;;
     --kernels) need "$@"; kernels=$2; shift 2 ;;
     --exact) exact=1; shift ;;
-    --eager-limit) need "$@"; [[ "$2" =~ ^[0-9]+$ ]] || die "--eager-limit: expected bytes, got '$2'"
-      eager_limit=$2; shift 2 ;;
+    --eager-limit) need "$@"; count "$1" "$2"; eager_limit=$2; shift 2 ;;
     --data) need "$@"; data_dir=$2; shift 2 ;;
     --repeats) need "$@"; positive "$1" "$2"; repeats=$2; shift 2 ;;
     --epochs) need "$@"; positive "$1" "$2"; epochs=$2; shift 2 ;;
@@ -93,26 +84,17 @@ done
 command -v mpirun >/dev/null || die "mpirun not found (Debian: apt-get install openmpi-bin)"
 serial="${build_dir}/backend_serial/lenet-serial"
 mpi="${build_dir}/backend_mpi/lenet-mpi"
-for exe in "$serial" "$mpi"; do
-  [[ -x "$exe" ]] || die "$exe not found: build first (cmake -S . -B $build_dir && cmake --build $build_dir)"
-done
-[[ -d "$data_dir" ]] || die "--data: no directory $data_dir (bash run_scripts/get_data.sh)"
+require_built "$serial" "$mpi"
+require_data "$data_dir"
 IFS=, read -ra rank_list <<<"$ranks"
 IFS=, read -ra batch_list <<<"$batches"
 for p in "${rank_list[@]}"; do positive --ranks "$p"; done
 for b in "${batch_list[@]}"; do positive --batches "$b"; done
-# The tiers built, from the --kernels line of --help: "--kernels TEXT:{ref,simd}=simd".
-built=$("$mpi" --help | sed -n 's/.*--kernels TEXT:{\([^}]*\)}.*/\1/p')
+built=$(tiers "$mpi")
 [[ -n "$kernels" ]] || kernels=${built##*,}
 [[ ",$built," == *",$kernels,"* ]] || die "--kernels: '$kernels' is not built (this build has: $built)"
 modes=("")
 if [[ $exact -eq 1 ]]; then modes+=(--exact); fi
-
-# lr_for B: the rate the network's spec found best for batch B (too large a rate kills training).
-lr_for() {
-  if [[ -n "$lr" ]]; then echo "$lr"; return; fi
-  case "$1" in 1) echo 0.05 ;; 8) echo 0.3 ;; 128) echo 1.0 ;; *) echo 0.5 ;; esac
-}
 
 cores=$(nproc)
 # placement P: mpirun's placement flags for P ranks of $threads threads each (and the eager
@@ -130,11 +112,7 @@ placement() {
   echo
 }
 
-out_dir=${out_dir:-"${REPO_ROOT}/results/mpi-$(date +%Y%m%d-%H%M%S)"}
-mkdir -p "$out_dir"
-csv="${out_dir}/runs.csv"
-log="${out_dir}/runs.log"
-rm -f "$csv" "$log"
+open_out mpi
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 common=(--data "$data_dir" --epochs "$epochs" --kernels "$kernels" --quiet --csv "$csv")
@@ -148,23 +126,15 @@ for p in "${rank_list[@]}"; do
   fi
   say "  $p ranks: mpirun -np $p $(placement "$p")"
 done
-say "load average now: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews timings)"
+say "$(load_note)"
 say "writing $out_dir/"
-
-# run LABEL COMMAND...: one run; its output goes to the log, its time per epoch is printed.
-run() {
-  local label=$1
-  shift
-  "$@" >>"$log" 2>&1 || die "failed: $* (see $log)"
-  printf '  %-36s %s s/epoch\n' "$label" "$(tail -1 "$csv" | cut -d, -f14)"
-}
 
 # The repeats are interleaved, so that a burst of other work on the machine hits every
 # configuration alike instead of all repeats of one.
 for ((r = 1; r <= repeats; ++r)); do
   say "repeat $r/$repeats"
   for b in "${batch_list[@]}"; do
-    step=(--batch "$b" --lr "$(lr_for "$b")")
+    step=(--batch "$b" --lr "${lr:-$(lr_for "$b")}")
     run "serial $kernels B=$b" "$serial" "${common[@]}" "${step[@]}"
     for mode in "${modes[@]}"; do
       for p in "${rank_list[@]}"; do
@@ -181,6 +151,7 @@ for ((r = 1; r <= repeats; ++r)); do
   done
 done
 
+say "$(load_note)"
 title="lenet-mpi ($threads thread(s) per rank) vs lenet-serial, $(basename "$data_dir"), $cores cores"
 /usr/bin/python3 "$SCRIPT_DIR/sweep_report.py" --csv "$csv" --x ranks --out "$out_dir/report" \
   --title "$title"

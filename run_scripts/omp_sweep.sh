@@ -8,6 +8,7 @@ set -euo pipefail
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "${SCRIPT_DIR}/.." && pwd)"
 PROG="omp_sweep.sh"
+source "${SCRIPT_DIR}/lib.sh"
 
 usage() {
   cat <<EOF
@@ -27,7 +28,7 @@ sweep, the test accuracy, and whether the final parameters are bit-identical to 
   --repeats N        runs per point; the report shows the median (default: 3)
   --epochs N         epochs per run (default: 1)
   --lr X             learning rate (default: docs/network.md's rate for the batch size:
-                     0.05 for B = 1, 0.3 for B = 8, 0.5 for B = 32, 1.0 for B = 128, else 0.5)
+                     B >= 1: 0.05, >= 8: 0.3, >= 32: 0.5, >= 128: 1.0)
   --train-limit N    use the first N training images (default: all)
   --build DIR        the CMake build directory (default: build)
   --out DIR          where runs.csv, runs.log, report.md and report.png go
@@ -39,12 +40,6 @@ OMP_WAIT_POLICY is left as you set it. On a machine busy with other work the tim
 noisy: compare the ratios within one sweep, not across sweeps.
 EOF
 }
-
-die() {
-  echo "${PROG}: error: $*" >&2
-  exit 2
-}
-say() { echo "${PROG}: $*"; }
 
 max_threads=$(nproc)
 batches=32
@@ -58,9 +53,6 @@ lr=""
 build_dir="${REPO_ROOT}/build"
 out_dir=""
 
-# need FLAG [VALUE]: the flag must have a value. positive FLAG VALUE: a positive integer.
-need() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
-positive() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1: expected a positive integer, got '$2'"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --max) need "$@"; positive "$1" "$2"; max_threads=$2; shift 2 ;;
@@ -81,18 +73,15 @@ done
 
 serial="${build_dir}/backend_serial/lenet-serial"
 openmp="${build_dir}/backend_openmp/lenet-openmp"
-for exe in "$serial" "$openmp"; do
-  [[ -x "$exe" ]] || die "$exe not found: build first (cmake -S . -B $build_dir && cmake --build $build_dir)"
-done
-[[ -d "$data_dir" ]] || die "--data: no directory $data_dir (bash run_scripts/get_data.sh)"
+require_built "$serial" "$openmp"
+require_data "$data_dir"
 IFS=, read -ra batch_list <<<"$batches"
 IFS=, read -ra strategy_list <<<"$strategies"
 for b in "${batch_list[@]}"; do positive --batches "$b"; done
 for s in "${strategy_list[@]}"; do
   [[ "$s" == batch || "$s" == layer ]] || die "--strategies: '$s' is neither batch nor layer"
 done
-# The tiers built, from the --kernels line of --help: "--kernels TEXT:{ref,simd}=simd".
-built=$("$serial" --help | sed -n 's/.*--kernels TEXT:{\([^}]*\)}.*/\1/p')
+built=$(tiers "$serial")
 [[ -n "$kernels" ]] || kernels=$built
 IFS=, read -ra tier_list <<<"$kernels"
 for k in "${tier_list[@]}"; do
@@ -102,22 +91,12 @@ done
 serial_tiers=("${tier_list[@]}")
 if [[ ",$strategies," == *",layer,"* && ",$kernels," != *",ref,"* ]]; then serial_tiers+=(ref); fi
 
-# lr_for B: the rate the network's spec found best for batch B (too large a rate kills training).
-lr_for() {
-  if [[ -n "$lr" ]]; then echo "$lr"; return; fi
-  case "$1" in 1) echo 0.05 ;; 8) echo 0.3 ;; 128) echo 1.0 ;; *) echo 0.5 ;; esac
-}
-
 # 1, 2, 4, ... below --max, then --max itself.
 thread_list=()
 for ((t = 1; t < max_threads; t *= 2)); do thread_list+=("$t"); done
 thread_list+=("$max_threads")
 
-out_dir=${out_dir:-"${REPO_ROOT}/results/omp-$(date +%Y%m%d-%H%M%S)"}
-mkdir -p "$out_dir"
-csv="${out_dir}/runs.csv"
-log="${out_dir}/runs.log"
-rm -f "$csv" "$log"
+open_out omp
 
 export OMP_PLACES=cores OMP_PROC_BIND=close
 common=(--data "$data_dir" --epochs "$epochs" --quiet --csv "$csv")
@@ -126,23 +105,15 @@ if [[ "$train_limit" -gt 0 ]]; then common+=(--train-limit "$train_limit"); fi
 say "data $data_dir, epochs $epochs, repeats $repeats, batches $batches, kernels $kernels"
 say "threads ${thread_list[*]} on $(nproc) cores; OMP_PLACES=$OMP_PLACES" \
   "OMP_PROC_BIND=$OMP_PROC_BIND OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-(unset)}"
-say "load average now: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews timings)"
+say "$(load_note)"
 say "writing $out_dir/"
-
-# run LABEL COMMAND...: one run; its output goes to the log, its time per epoch is printed.
-run() {
-  local label=$1
-  shift
-  "$@" >>"$log" 2>&1 || die "failed: $* (see $log)"
-  printf '  %-34s %s s/epoch\n' "$label" "$(tail -1 "$csv" | cut -d, -f14)"
-}
 
 # The repeats are interleaved, so that a burst of other work on the machine hits every
 # configuration alike instead of all repeats of one.
 for ((r = 1; r <= repeats; ++r)); do
   say "repeat $r/$repeats"
   for b in "${batch_list[@]}"; do
-    step=(--batch "$b" --lr "$(lr_for "$b")")
+    step=(--batch "$b" --lr "${lr:-$(lr_for "$b")}")
     for k in "${serial_tiers[@]}"; do
       run "serial $k B=$b" "$serial" "${common[@]}" "${step[@]}" --kernels "$k"
     done
@@ -164,6 +135,7 @@ for ((r = 1; r <= repeats; ++r)); do
   done
 done
 
+say "$(load_note)"
 /usr/bin/python3 "$SCRIPT_DIR/sweep_report.py" --csv "$csv" --x threads --out "$out_dir/report" \
   --title "lenet-openmp vs lenet-serial, $(basename "$data_dir"), $(nproc) cores"
 say "done: $out_dir/report.md and $out_dir/report.png"

@@ -1,0 +1,69 @@
+# run_scripts/lib.sh: what the sweep and comparison scripts share. Sourced, not run:
+#   PROG="omp_sweep.sh"; source "$SCRIPT_DIR/lib.sh"
+# Errors go to stderr as one line "PROG: error: ..." with exit code 2, like the executables'.
+
+die() {
+  echo "${PROG}: error: $*" >&2
+  exit 2
+}
+say() { echo "${PROG}: $*"; }
+
+# Argument checks for the option loops. need FLAG [VALUE]: the flag must have a value.
+need() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
+positive() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1: expected a positive integer, got '$2'"; }
+count() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1: expected a whole number, got '$2'"; }
+
+# lr_for B: docs/network.md's learning rate for batch B (1: 0.05, 8: 0.3, 32: 0.5, 128: 1.0);
+# between those, the rate of the next smaller batch of the table: too large a rate kills
+# training, a smaller one only slows it.
+lr_for() {
+  if (($1 >= 128)); then
+    echo 1.0
+  elif (($1 >= 32)); then
+    echo 0.5
+  elif (($1 >= 8)); then
+    echo 0.3
+  else
+    echo 0.05
+  fi
+}
+
+# tiers EXE: the kernel tiers an executable was built with, comma-separated, from the --kernels
+# line of its --help ("--kernels TEXT:{ref,simd}=simd"); empty if it has no such option.
+tiers() { "$1" --help | sed -n 's/.*--kernels TEXT:{\([^}]*\)}.*/\1/p'; }
+
+# require_built EXE...: each must exist, or the user is told to build first.
+require_built() {
+  local exe
+  for exe in "$@"; do
+    [[ -x "$exe" ]] || die "$exe not found: build first (bash run_scripts/setup.sh)"
+  done
+}
+
+# require_data DIR: the --data directory must exist.
+require_data() {
+  [[ -d "$1" ]] || die "--data: no directory $1 (bash run_scripts/get_data.sh)"
+}
+
+# load_note: the load average, printed before and after a sweep: other work on the machine
+# skews timings, and this says how much there was.
+load_note() { echo "load average now: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"; }
+
+# open_out NAME: the sweep's output folder (--out, else results/NAME-date-time) with an empty
+# runs.csv and runs.log; sets out_dir, csv and log.
+open_out() {
+  out_dir=${out_dir:-"${REPO_ROOT}/results/$1-$(date +%Y%m%d-%H%M%S)"}
+  mkdir -p "$out_dir"
+  csv="${out_dir}/runs.csv"
+  log="${out_dir}/runs.log"
+  rm -f "$csv" "$log"
+}
+
+# run LABEL COMMAND...: one run of an executable given --csv "$csv"; its output goes to the log,
+# and the time per epoch of the row it added is printed after LABEL.
+run() {
+  local label=$1
+  shift
+  "$@" >>"$log" 2>&1 || die "failed: $* (see $log)"
+  printf '  %-36s %s s/epoch\n' "$label" "$(tail -1 "$csv" | cut -d, -f14)"
+}
