@@ -10,24 +10,7 @@ mpirun=(mpirun -q -np 2 --oversubscribe --bind-to none)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
-
-# expect NAME EXPECTED_TEXT COMMAND...: the exit code, the time, and the one stderr line.
-expect() {
-  local name=$1 want=$2
-  shift 2
-  local start=$SECONDS
-  timeout 30 "$@" >"$tmp/out" 2>"$tmp/err"
-  local code=$? seconds=$((SECONDS - start)) lines
-  lines=$(grep -c . "$tmp/err")
-  if [[ $code -eq 0 || $code -eq 124 || $seconds -gt 20 || $lines -ne 1 ]] ||
-    ! grep -qF -- "$want" "$tmp/err"; then
-    echo "FAIL $name: exit $code after $seconds s, $lines stderr lines, wanted one containing '$want':"
-    sed 's/^/    /' "$tmp/err" | head -5
-    failures=$((failures + 1))
-  else
-    echo "ok   $name (exit $code, $seconds s): $(cat "$tmp/err")"
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 
 # Rank 1 reads its data from $2, every other rank from $1.
 rank1_data=("${mpirun[@]}" bash -c \
@@ -72,5 +55,4 @@ killed_run() {
 }
 killed_run
 
-echo "$failures failed"
-[[ $failures -eq 0 ]]
+report
