@@ -97,7 +97,7 @@ def write_markdown(path, note, p, links, serial, points, link_order):
     lines = [f"# lenet-mpi on {p} hosts (network namespaces) against lenet-serial", ""]
     if note:
         lines += [note, ""]
-    lines += ["Links, as the ping-pong measured them (run_scripts/pingpong.c):", "",
+    lines += ["Links, as lenet-mpi-pingpong measured them (backend_mpi/pingpong.cpp):", "",
               "| link | latency alpha (us) | bandwidth beta (MB/s) | allreduce of "
               f"{int(next(iter(links.values()))['allreduce_bytes'])} B (us) |",
               "|---|---|---|---|"]

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # bandwidth_sweep.sh: how lenet-mpi on 2 "hosts" (network namespaces, run_scripts/multihost.sh)
 # fares as their link gets slower, against lenet-serial on one host and against the cost model
-# of docs/multihost.md. For each link rate it measures the link (run_scripts/pingpong.c:
-# latency, bandwidth, the per-step allreduce), then trains at each per-rank batch size; it
-# writes one CSV row per run and a Markdown table and a plot (run_scripts/bandwidth_report.py).
-# Must run as root (namespaces). See --help.
+# of docs/multihost.md. For each link rate it measures the link with lenet-mpi-pingpong
+# (backend_mpi/pingpong.cpp: latency, bandwidth, the per-step allreduce), then trains at each
+# per-rank batch size; it writes one CSV row per run and a Markdown table and a plot
+# (run_scripts/bandwidth_report.py). Must run as root (namespaces). See --help.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -31,7 +31,8 @@ speedup over serial, and the cost model's prediction beside each measured point.
   --test-limit N       first N test images, evaluated after each epoch (default: 500)
   --epochs N           epochs per run (default: 1)
   --repeats N          runs per point; the report shows the median (default: 3)
-  --pingpong-time S    seconds per ping-pong point (default: 0.5)
+  --pingpong-time S    seconds per ping-pong point, lenet-mpi-pingpong's --seconds
+                       (default: 0.5)
   --build DIR          the CMake build directory (default: build)
   --out DIR            where runs.csv, network.csv, runs.log, report.md and report.png go
                        (default: results/bandwidth-YYYYmmdd-HHMMSS)
@@ -74,9 +75,9 @@ done
 
 serial="${build_dir}/backend_serial/lenet-serial"
 mpi="${build_dir}/backend_mpi/lenet-mpi"
-require_built "$serial" "$mpi"
+pingpong="${build_dir}/backend_mpi/lenet-mpi-pingpong"
+require_built "$serial" "$mpi" "$pingpong"
 require_data "$data_dir"
-command -v mpicc >/dev/null || die "mpicc not found (Debian: apt-get install libopenmpi-dev)"
 IFS=, read -ra rate_list <<<"$rates"
 IFS=, read -ra batch_list <<<"$batches"
 for b in "${batch_list[@]}"; do positive --batches "$b"; done
@@ -90,9 +91,6 @@ log="${out_dir}/runs.log"
 raw="${out_dir}/.row.csv"        # one run's --csv, moved into runs.csv after the run
 rm -f "$runs" "$network" "$log" "$raw"
 echo "link,alpha_us,beta_MBps,allreduce_bytes,allreduce_us" >"$network"
-
-pingpong="${out_dir}/pingpong"
-mpicc -O2 -o "$pingpong" "${SCRIPT_DIR}/pingpong.c"
 
 common=(--data "$data_dir" --epochs "$epochs" --test-limit "$test_limit" --quiet --csv "$raw")
 [[ "$train_limit" -eq 0 ]] || common+=(--train-limit "$train_limit")
@@ -121,7 +119,7 @@ multihost() {
 value() { sed -n "s/^$1 = //p" <<<"$2"; } # value KEY TEXT: the pingpong's "KEY = value"
 for link in "${rate_list[@]}"; do
   status=0
-  out=$(multihost "$link" --mpi "$pingpong" -- "$pingpong_time" 2>&1) || status=$?
+  out=$(multihost "$link" --mpi "$pingpong" -- --seconds "$pingpong_time" 2>&1) || status=$?
   echo "$out" >>"$log"
   if [[ $status -eq 77 ]]; then
     grep '^SKIPPED' <<<"$out"

@@ -37,7 +37,7 @@ with the same FLAGS and checks that the two Param CRC-32 lines are equal. Must r
   -h, --help            this help
 
 Without --, FLAGS are: --data data/digits --train-limit 1000 --epochs 1. With --mpi, any MPI
-program runs the same way (e.g. --no-check --mpi ./pingpong --).
+program runs the same way (e.g. --no-check --mpi build/backend_mpi/lenet-mpi-pingpong --).
 
 The test subnet is a 10.x.y.0/24 that exists only inside the namespaces (picked so that it
 overlaps none of this machine's addresses); the machine's own interfaces are never touched.
