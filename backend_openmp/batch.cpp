@@ -2,9 +2,9 @@
 //   in one parallel region per batch:
 //     for each chunk c, on some thread t:   chunks_[c] = chunk_gradient(kernels of t, chunk c)
 //     barrier
-//     for each line of 16 parameters, on some thread:
+//     for each parameter, on the thread that owns its cache line:
 //       G[i] = ((0 + chunks_[0][i]) + chunks_[1][i]) + ...     (chunk order, as accumulate)
-//   then, on one thread: params -= (lr / B) * G                  (sgd_update)
+//       params[i] -= (lr / B) * G[i]                             (sgd_update on its lines)
 // A chunk's sum does not depend on the thread that computes it, and G adds the chunk sums in
 // the same order as lenet-serial: the bits are the serial backend's, for any thread count.
 // The team has min(threads, chunks) threads: with B = 32 there are two chunks, so a third or
@@ -26,9 +26,9 @@ void OpenMPBackend::train_chunks_in_parallel(int first, int count, float lr) {
   // No more threads than chunks: a thread without a chunk would only wait at the barriers
   // (B = 32 has 2 chunks; a batch of up to 16 samples has one, and runs without a team).
   const int team = std::min(threads_, n_chunks);
-  const float* params = params_.v;
+  float* params = params_.v;
   float* grad = batch_grad_.v;
-  double reduce_seconds = 0;
+  double reduce_seconds = 0, update_seconds = 0;  // thread 0's, for --timing
 
 #pragma omp parallel num_threads(team) if (team > 1)
   {
@@ -43,33 +43,38 @@ void OpenMPBackend::train_chunks_in_parallel(int first, int count, float lr) {
                                        chunks_[c].grad, w.sample_grad, t);
     }  // implicit barrier: every chunk sum is ready
 
-    // The chunk sums, added in chunk order; each thread owns whole cache lines of G.
+    // The chunk sums, added in chunk order, and the update of the same parameters: each thread
+    // takes a run of whole cache lines of G and of the parameters, so no two threads write to
+    // one line, and nothing is left for one thread alone after the join.
     const double t0 = now_seconds();
-#pragma omp for schedule(static)
-    for (int line = 0; line < n_lines; ++line) {
-      const int lo = line * kLineFloats;
-      const int hi = std::min(lo + kLineFloats, kParamCount);
+    const int me = omp_get_thread_num(), members = omp_get_num_threads();
+    const int lo = std::min(kParamCount, n_lines * me / members * kLineFloats);
+    const int hi = std::min(kParamCount, n_lines * (me + 1) / members * kLineFloats);
+    for (int i = lo; i < hi; ++i)
+      grad[i] = 0.0f;
+    for (int c = 0; c < n_chunks; ++c) {
       for (int i = lo; i < hi; ++i)
-        grad[i] = 0.0f;
-      for (int c = 0; c < n_chunks; ++c) {
-        for (int i = lo; i < hi; ++i)
-          grad[i] += chunks_[c].grad[i];
-      }
-    }  // implicit barrier: G is complete
-    if (omp_get_thread_num() == 0) reduce_seconds = now_seconds() - t0;
+        grad[i] += chunks_[c].grad[i];
+    }
+    const double t1 = now_seconds();
+    sgd_update(params + lo, grad + lo, lr, count, hi - lo);
+    const double t2 = now_seconds();
+#pragma omp barrier  // the parameters are updated
+    if (me == 0) {
+      reduce_seconds = (t1 - t0) + (now_seconds() - t2);  // the sums, and waiting for the team
+      update_seconds = t2 - t1;
+    }
   }
 
   for (int c = 0; c < n_chunks; ++c)
     loss_sum_ += chunks_[c].loss;
-  const double t0 = now_seconds();
-  sgd_update(params_.v, grad, lr, count);
   if (!timing_) return;
-  times_.update += now_seconds() - t0;
   // The team's time is its slowest thread's (common/timer.hpp, workers.hpp).
   const LayerTimes& slowest = slowest_times(workers_, team);
   for (auto field : kWorkerTimeFields)
     times_.*field += slowest.*field;
   times_.reduce += reduce_seconds;
+  times_.update += update_seconds;
 }
 
 }  // namespace lenet

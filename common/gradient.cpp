@@ -55,9 +55,9 @@ void accumulate(float* acc, const float* g) {
     acc[i] += g[i];
 }
 
-void sgd_update(float* params, const float* grad_sum, float lr, int batch) {
+void sgd_update(float* params, const float* grad_sum, float lr, int batch, int count) {
   const float scale = lr / static_cast<float>(batch);
-  for (int i = 0; i < kParamCount; ++i)
+  for (int i = 0; i < count; ++i)
     params[i] -= scale * grad_sum[i];
 }
 

@@ -36,7 +36,8 @@ double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data
 // acc[i] += g[i] for the 2343 parameters.
 void accumulate(float* acc, const float* g);
 
-// params[i] -= (lr / batch) * grad_sum[i]: the SGD step on a summed batch gradient.
-void sgd_update(float* params, const float* grad_sum, float lr, int batch);
+// params[i] -= (lr / batch) * grad_sum[i] for i < count: the SGD step on a summed batch
+// gradient, for all parameters or (count < kParamCount) a run of them that one thread updates.
+void sgd_update(float* params, const float* grad_sum, float lr, int batch, int count = kParamCount);
 
 }  // namespace lenet
