@@ -44,6 +44,7 @@ double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data
   double loss = 0;
   for (int s = 0; s < n; ++s) {
     const int i = order[s];
+    if (s + 1 < n) data.prefetch(order[s + 1]);  // arrives while sample s computes
     loss += train_sample(k, params, data.image(i), data.label(i), sample_grad, times);
     timed(times, &LayerTimes::reduce, [&] { accumulate(chunk_sum, sample_grad); });
   }
