@@ -3,8 +3,9 @@
 //   backward: d3[k] = p[k] - (k == label)
 //             dW3[k][n] = d3[k] * a2[n]                 db3[k] = d3[k]
 //             g2[n] = sum_k W3[k][n] * d3[k]            d2 = g2 * a2 * (1 - a2)
-// Vectors run along n. 216 is whole vectors of 4 or 8 floats; with 16 lanes the last 8 columns
-// of each W3 row are done one by one (the rows of W3 and dW3 are packed, not padded).
+// Vectors run along n. 216 is whole vectors of 4 or 8 floats; with 16 lanes the last vector of
+// a row is moved back to end at column 216 (vec.hpp's vector_start), overlapping the one before
+// it in 8 columns: the rows of W3 and dW3 are packed, so a vector must not run past a row.
 #include <cmath>
 
 #include "../vexp.hpp"
@@ -16,7 +17,8 @@ using namespace simd;
 
 namespace {
 
-constexpr int kWhole = kS1Size / kLanes * kLanes;  // columns covered by whole vectors
+constexpr int kColumnVectors = vectors_in_row(kS1Size);
+constexpr int kLast = vector_start(kColumnVectors - 1, kS1Size);  // start of the last vector
 
 }  // namespace
 
@@ -26,19 +28,18 @@ float SimdKernels::f_forward(const float* params, int label) {
   // One vector of columns n at a time, through all 10 rows: 10 independent sums (one sum per
   // row in turn would wait on each multiply-add's latency), a2 loaded once.
   vfloat part[kClasses] = {};
-  for (int n = 0; n < kWhole; n += kLanes) {
-    const vfloat a2 = load(a2_ + n);
+  for (int c = 0; c < kColumnVectors; ++c) {
+    const int n = vector_start(c, kS1Size);
+    vfloat a2 = load(a2_ + n);
+    // Columns of the last vector that the one before it already counted add 0.
+    if (n == kLast) a2 = lane_pattern([](int l) { return kLast + l; }) >= c * kLanes ? a2 : 0.0f;
     for (int k = 0; k < kClasses; ++k)
       part[k] += load(W3 + k * kS1Size + n) * a2;
   }
   float sums[kClasses];
   hsums(part, sums);
-  for (int k = 0; k < kClasses; ++k) {
-    float z = b3[k] + sums[k];
-    for (int n = kWhole; n < kS1Size; ++n)
-      z += W3[k * kS1Size + n] * a2_[n];
-    z3_[k] = z;
-  }
+  for (int k = 0; k < kClasses; ++k)
+    z3_[k] = b3[k] + sums[k];
   // Softmax with the maximum subtracted; the loss as log-sum-exp minus the label's logit, which
   // stays finite where p[label] would round to 0. Ten values: scalar code as in ref, with the
   // inlined vexp (common/vexp.hpp), which is faster than calling std::exp.
@@ -75,7 +76,9 @@ void SimdKernels::f_backward(const float* params, float* grad) {
     db3[k] = d3[k];
   }
   // One vector of columns n at a time, through all 10 rows: dW3 and g2 in one pass over W3.
-  for (int n = 0; n < kWhole; n += kLanes) {
+  // Where the last vector overlaps the one before it, it writes the same values again.
+  for (int c = 0; c < kColumnVectors; ++c) {
+    const int n = vector_start(c, kS1Size);
     const vfloat a2 = load(a2_ + n);
     vfloat g2 = {};
     for (int k = 0; k < kClasses; ++k) {
@@ -83,14 +86,6 @@ void SimdKernels::f_backward(const float* params, float* grad) {
       g2 += load(W3 + k * kS1Size + n) * d3[k];
     }
     store(d2_ + n, g2 * a2 * (1.0f - a2));
-  }
-  for (int n = kWhole; n < kS1Size; ++n) {
-    float g2 = 0.0f;
-    for (int k = 0; k < kClasses; ++k) {
-      dW3[k * kS1Size + n] = d3[k] * a2_[n];
-      g2 += W3[k * kS1Size + n] * d3[k];
-    }
-    d2_[n] = g2 * a2_[n] * (1.0f - a2_[n]);
   }
 }
 
