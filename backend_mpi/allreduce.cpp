@@ -18,7 +18,7 @@ namespace lenet {
 double MpiBackend::train_allreduce(int first, int count, float lr) {
   const Range slice = share(count, ranks_, rank_);
   reserve_chunks((slice.size() + kChunk - 1) / kChunk);
-  const int n = compute_chunks(first + slice.begin, first + slice.end, chunks_.data());
+  const int n = compute_chunks(first + slice.begin, first + slice.end, count, chunks_.data());
 
   const double t0 = timing_ ? now_seconds() : 0;
   float* message = grad_.data();

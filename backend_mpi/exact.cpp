@@ -25,7 +25,7 @@ double MpiBackend::train_exact(int first, int count, float lr) {
     gather_displs_[r] = rows.begin;
   }
   const Range mine = share(n, ranks_, rank_);
-  compute_chunks(first + mine.begin * kChunk, first + std::min(mine.end * kChunk, count),
+  compute_chunks(first + mine.begin * kChunk, first + std::min(mine.end * kChunk, count), count,
                  chunks_.data() + mine.begin);
 
   const double c0 = MPI_Wtime();

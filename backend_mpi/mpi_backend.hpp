@@ -67,8 +67,9 @@ class MpiBackend final : public Backend {
 
  private:
   // The sums of the chunks of kChunk samples of order_[lo, hi), cut from lo, into out[0..n):
-  // each chunk on one thread. Returns n.
-  int compute_chunks(int lo, int hi, ChunkSum* out);
+  // each chunk on one thread. Returns n. `batch`: the batch size, which tells where each
+  // thread's next image lies (the same place in the next batch).
+  int compute_chunks(int lo, int hi, int batch, ChunkSum* out);
   // chunks_ holds at least n rows (it grows once, at the first, largest batch).
   void reserve_chunks(int n);
 

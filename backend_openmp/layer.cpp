@@ -18,7 +18,7 @@ void OpenMPBackend::train_layers_in_parallel(int first, int count, float lr) {
   for (int c = first; c < first + count; c += kChunk) {
     const int n = std::min(kChunk, first + count - c);
     loss_sum_ += chunk_gradient(*layer_kernels_, params_.v, *train_, order_.data() + c, n,
-                                chunk_grad, workers_[0].sample_grad, t);
+                                image_at(order_, c + n), chunk_grad, workers_[0].sample_grad, t);
     const double t0 = now_seconds();
     accumulate(grad, chunk_grad);
     if (t) t->reduce += now_seconds() - t0;

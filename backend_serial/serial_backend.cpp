@@ -36,11 +36,9 @@ void SerialBackend::train_batch(int first, int count, float lr) {
   std::fill(batch_grad_.begin(), batch_grad_.end(), 0.0f);
   for (int c = first; c < first + count; c += kChunk) {
     const int n = std::min(kChunk, first + count - c);
-    // chunk_gradient asks for each next image of its chunk; the first after it is asked for
-    // here, so that every image is (at B = 1 there is one per chunk).
-    if (c + n < static_cast<int>(order_.size())) train_->prefetch(order_[c + n]);
-    loss_sum_ += chunk_gradient(*kernels_, params_.data(), *train_, order_.data() + c, n,
-                                chunk_grad_.data(), sample_grad_.data(), t);
+    loss_sum_ +=
+        chunk_gradient(*kernels_, params_.data(), *train_, order_.data() + c, n,
+                       image_at(order_, c + n), chunk_grad_.data(), sample_grad_.data(), t);
     const double t0 = now_seconds();
     accumulate(batch_grad_.data(), chunk_grad_.data());
     if (t) t->reduce += now_seconds() - t0;

@@ -38,13 +38,14 @@ float train_sample(SampleKernels& k, const float* params, const uint8_t* pixels,
 }
 
 double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data,
-                      const int32_t* order, int n, float* chunk_sum, float* sample_grad,
+                      const int32_t* order, int n, int next, float* chunk_sum, float* sample_grad,
                       LayerTimes* times) {
   std::fill(chunk_sum, chunk_sum + kParamCount, 0.0f);
   double loss = 0;
   for (int s = 0; s < n; ++s) {
     const int i = order[s];
-    if (s + 1 < n) data.prefetch(order[s + 1]);  // arrives while sample s computes
+    const int after = s + 1 < n ? order[s + 1] : next;
+    if (after >= 0) data.prefetch(after);  // arrives while sample s computes
     loss += train_sample(k, params, data.image(i), data.label(i), sample_grad, times);
     timed(times, &LayerTimes::reduce, [&] { accumulate(chunk_sum, sample_grad); });
   }

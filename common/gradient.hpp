@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "dataset.hpp"
 #include "tier.hpp"
@@ -29,9 +30,17 @@ float train_sample(SampleKernels& k, const float* params, const uint8_t* pixels,
 
 // Sum of the gradients of samples order[0..n) (n <= kChunk) into chunk_sum, in sample order;
 // sample_grad is scratch of kParamCount floats. Returns the chunk's loss sum (double, in order).
+// Each image is fetched into the caches while the sample before it computes; image `next`
+// (-1: none) while the last one does: the image that the caller's worker trains after this
+// chunk, so that no image of the epoch is a cache miss.
 double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data,
-                      const int32_t* order, int n, float* chunk_sum, float* sample_grad,
+                      const int32_t* order, int n, int next, float* chunk_sum, float* sample_grad,
                       LayerTimes* times);
+
+// order[position], or -1 past the end: chunk_gradient's `next` near the end of an epoch.
+inline int image_at(const std::vector<int32_t>& order, int position) {
+  return position < static_cast<int>(order.size()) ? order[position] : -1;
+}
 
 // acc[i] += g[i] for the 2343 parameters.
 void accumulate(float* acc, const float* g);

@@ -58,7 +58,7 @@ TEST_CASE("tiers: the batch gradient of B = 1, 4, 7 matches PyTorch", "[vectors]
     for (int B : {1, 4, 7}) {
       INFO("tier " << tier << ", B " << B);
       std::vector<float> sum(kParamCount), scratch(kParamCount);
-      const double loss = chunk_gradient(*k, params.data(), vector_train(), order.data(), B,
+      const double loss = chunk_gradient(*k, params.data(), vector_train(), order.data(), B, -1,
                                          sum.data(), scratch.data(), nullptr);
       for (float& g : sum)
         g /= static_cast<float>(B);
