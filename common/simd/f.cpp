@@ -18,7 +18,6 @@ using namespace simd;
 namespace {
 
 constexpr int kColumnVectors = vectors_in_row(kS1Size);
-constexpr int kLast = vector_start(kColumnVectors - 1, kS1Size);  // start of the last vector
 
 }  // namespace
 
@@ -30,9 +29,8 @@ float SimdKernels::f_forward(const float* params, int label) {
   vfloat part[kClasses] = {};
   for (int c = 0; c < kColumnVectors; ++c) {
     const int n = vector_start(c, kS1Size);
-    vfloat a2 = load(a2_ + n);
     // Columns of the last vector that the one before it already counted add 0.
-    if (n == kLast) a2 = lane_pattern([](int l) { return kLast + l; }) >= c * kLanes ? a2 : 0.0f;
+    const vfloat a2 = fresh(c, kS1Size) ? load(a2_ + n) : 0.0f;
     for (int k = 0; k < kClasses; ++k)
       part[k] += load(W3 + k * kS1Size + n) * a2;
   }

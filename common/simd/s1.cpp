@@ -21,12 +21,9 @@ namespace {
 constexpr int kBand = kS1Kernel * kC1Side;  // 96 a1 values per output row (m, i)
 constexpr int kBands = kC1Maps * kS1Side;   // 36
 
-// A band row (24 columns) as whole vectors: starts 0, kLanes, ..., the last one moved back to
-// end at column 24 (with 16 lanes: 0 and 8, overlapping in columns 8..15).
-constexpr int kColumnVectors = (kC1Side + kLanes - 1) / kLanes;
-constexpr int column_start(int k) {
-  return std::min(k * kLanes, kC1Side - kLanes);
-}
+// A band row (24 columns) as whole vectors (vec.hpp's vector_start): with 16 lanes, at columns
+// 0 and 8, overlapping in columns 8..15.
+constexpr int kColumnVectors = vectors_in_row(kC1Side);
 static_assert(kC1Side % kS1Kernel == 0 && kLanes % kS1Kernel == 0);
 
 // tile[u] lane l = W2[u][l % 4].
@@ -54,11 +51,11 @@ void SimdKernels::s1_forward(const float* params) {
   // 1. Down the 4 rows of each band: rows[b][c] = sum_u W2[u][c % 4] * a1[b][u][c].
   for (int b = 0; b < kBands; ++b) {
     for (int k = 0; k < kColumnVectors; ++k) {
-      const float* a1 = a1_ + b * kBand + column_start(k);
+      const float* a1 = a1_ + b * kBand + vector_start(k, kC1Side);
       vfloat sum = tile[0] * load(a1);
       for (int u = 1; u < kS1Kernel; ++u)
         sum += tile[u] * load(a1 + u * kC1Side);
-      store(rows_ + b * kC1Side + column_start(k), sum);
+      store(rows_ + b * kC1Side + vector_start(k, kC1Side), sum);
     }
   }
   // 2. Across each window's 4 columns: z2[n] = b2 + rows[4n] + ... + rows[4n + 3], where
@@ -82,16 +79,15 @@ void SimdKernels::s1_backward(const float* params, float* grad) {
   vfloat dw[kS1Kernel] = {};  // lane-wise partial sums of dW2[u][l % 4]
   for (int b = 0; b < kBands; ++b) {
     for (int k = 0; k < kColumnVectors; ++k) {
-      const int c0 = column_start(k);
+      const int c0 = vector_start(k, kC1Side);
       // Columns an earlier, overlapping vector of this row already counted add 0 to dW2.
-      const vfloat fresh = __builtin_convertvector(
-          lane_pattern([c0, k](int l) { return c0 + l >= k * kLanes ? 1 : 0; }), vfloat);
+      const vint counted = fresh(k, kC1Side);
       const vfloat d2 = shuffle(load(d2_ + b * kS1Side + c0 / kS1Kernel), repeat4);
       for (int u = 0; u < kS1Kernel; ++u) {
         const int at = b * kBand + u * kC1Side + c0;
         const vfloat a1 = load(a1_ + at);
         const vfloat d2a1 = d2 * a1;
-        dw[u] += fresh * d2a1;
+        dw[u] += counted ? d2a1 : 0.0f;
         store(d1_ + at, tile[u] * d2a1 * (1.0f - a1));
       }
     }

@@ -85,6 +85,14 @@ constexpr vint lane_pattern(F f) {
   return lane_pattern(f, std::make_integer_sequence<int, kLanes>{});
 }
 
+// The lanes of vector k of a row of n (vector_start) that no earlier vector of it covered
+// (true: -1, else 0): a sum along the row takes only these, so that each column counts once,
+// as in `fresh(k, n) ? v : 0.0f`.
+inline vint fresh(int k, int n) {
+  const int start = vector_start(k, n);
+  return lane_pattern([start](int l) { return start + l; }) >= k * kLanes;
+}
+
 // Result lane l = lane idx[l] of (a, b) seen as one vector of 2 * kLanes lanes.
 inline vfloat shuffle(vfloat a, vfloat b, vint idx) {
   return __builtin_shuffle(a, b, idx);
