@@ -154,23 +154,17 @@ int MpiBackend::compute_chunks(int lo, int hi, int batch, ChunkSum* out) {
   const int n = (hi - lo + kChunk - 1) / kChunk;
   if (n == 0) return 0;
   const float* params = params_.data();
-  const auto train_chunk = [&](int c) {
-    Worker& w = workers_[omp_get_thread_num()];
-    const int start = lo + c * kChunk;
-    // This rank and thread train the same chunk of the next batch (see OpenMP's batch.cpp).
-    out[c].loss = chunk_gradient(*w.kernels, params, *train_, order_.data() + start,
-                                 std::min(kChunk, hi - start), image_at(order_, start + batch),
-                                 out[c].grad, w.sample_grad, timing_ ? &w.times : nullptr);
-  };
-  if (threads_ > 1) {
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (int c = 0; c < n; ++c)
-      train_chunk(c);
-  } else {
-    // Without a parallel region: even a one-thread region costs 0.4 us (12% of a B = 1 step).
-    for (int c = 0; c < n; ++c)
-      train_chunk(c);
-  }
+  run_team(threads_, [&] {
+#pragma omp for schedule(static)
+    for (int c = 0; c < n; ++c) {
+      Worker& w = workers_[omp_get_thread_num()];
+      const int start = lo + c * kChunk;
+      // This rank and thread train the same chunk of the next batch (see OpenMP's batch.cpp).
+      out[c].loss = chunk_gradient(*w.kernels, params, *train_, order_.data() + start,
+                                   std::min(kChunk, hi - start), image_at(order_, start + batch),
+                                   out[c].grad, w.sample_grad, timing_ ? &w.times : nullptr);
+    }
+  });
   return n;
 }
 

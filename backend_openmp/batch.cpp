@@ -6,7 +6,8 @@
 //       G[i] = ((0 + chunks_[0][i]) + chunks_[1][i]) + ...     (chunk order, as accumulate)
 //       params[i] -= (lr / B) * G[i]                             (sgd_update on its lines)
 //     join
-// A batch of one chunk (B <= 16) runs on the calling thread alone, without a parallel region.
+// A batch of one chunk (B <= 16) runs on the calling thread alone, without a parallel region
+// (run_team, workers.hpp).
 // A chunk's sum does not depend on the thread that computes it, and G adds the chunk sums in
 // the same order as lenet-serial: the bits are the serial backend's, for any thread count.
 // The team has min(threads, chunks) threads: with B = 32 there are two chunks, so a third or
@@ -69,14 +70,8 @@ void OpenMPBackend::train_chunks_in_parallel(int first, int count, float lr) {
       update_seconds = now_seconds() - t1;
     }
   };
-  if (team > 1) {
-#pragma omp parallel num_threads(team)
-    train_and_update();
-    // The join: every parameter is updated (a barrier of its own here cost 1.4 us a batch).
-  } else {
-    // Without a parallel region: even a one-thread region costs 0.4 us (12% of a B = 1 step).
-    train_and_update();
-  }
+  // After the join every parameter is updated (a barrier of its own cost 1.4 us a batch).
+  run_team(team, train_and_update);
 
   for (int c = 0; c < n_chunks; ++c)
     loss_sum_ += chunks_[c].loss;
