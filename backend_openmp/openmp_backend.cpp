@@ -8,7 +8,7 @@
 
 #include "../common/error.hpp"
 #include "../common/gradient.hpp"
-#include "layer/layer_kernels.hpp"
+#include "layer_kernels.hpp"
 
 namespace lenet {
 

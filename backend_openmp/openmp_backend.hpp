@@ -3,8 +3,9 @@
 //   batch: the chunks of kChunk samples of a mini-batch run on different threads, each with its
 //          own kernels; the chunk sums are then added in chunk order, one parameter slice per
 //          thread. Bit-identical to lenet-serial with the same tier, for every thread count.
-//   layer: one sample at a time, each layer's loops shared among the threads (layer/). Also
-//          bit-identical to lenet-serial, with the ref tier, its only tier.
+//   layer: one sample at a time, each layer's loops shared among the threads
+//          (layer_kernels.cpp). Also bit-identical to lenet-serial, with the ref tier, its only
+//          tier.
 #pragma once
 
 #include <memory>
@@ -12,8 +13,9 @@
 #include <vector>
 
 #include "../common/backend.hpp"
+#include "../common/threads/chunks.hpp"
+#include "../common/threads/workers.hpp"
 #include "../common/tier.hpp"
-#include "workers.hpp"
 
 namespace lenet {
 
@@ -47,11 +49,6 @@ class OpenMPBackend final : public Backend {
   // parameter slices of the reduction are whole lines, so no two threads write one line.
   static constexpr int kLineFloats = 16;
 
-  // One chunk's gradient sum and loss sum, written by whichever thread computes the chunk.
-  struct alignas(64) ChunkSum {
-    float grad[kParamCount];
-    double loss;
-  };
   struct alignas(64) ParamVector {
     float v[kParamCount];
   };
