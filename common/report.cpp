@@ -91,7 +91,10 @@ std::string summary_block(const RunResult& r) {
   line("Backend", b.name);
   line("Kernels", b.kernels);
   line("Strategy", b.strategy);
-  line("Threads", std::to_string(b.threads));
+  line("Threads", b.threads_worked > 0 && b.threads_worked < b.threads
+                      ? std::to_string(b.threads) + " asked, " + std::to_string(b.threads_worked) +
+                            " had work (the rest waited: too few chunks per batch)"
+                      : std::to_string(b.threads));
   line("Ranks", std::to_string(b.ranks));
   line("Device", b.device);
   for (const std::string& kv : b.extra)

@@ -14,7 +14,11 @@ namespace {
 // A backend that fails the way a library call might: with a standard exception, mid-training.
 class ThrowingBackend final : public Backend {
  public:
-  BackendInfo info() const override { return {"throwing", "-", "-"}; }
+  BackendInfo info() const override {
+    BackendInfo b;
+    b.name = "throwing";
+    return b;
+  }
   void set_params(const std::vector<float>& p) override { params_ = p; }
   std::vector<float> get_params() override { return params_; }
   void bind_data(const Dataset&, const Dataset&) override {}
