@@ -549,7 +549,7 @@ cudaError_t cudaSetDevice(int device) {
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   if (device < 0 || device >= g_devices) return fail(cudaErrorInvalidDevice);
   *prop = cudaDeviceProp{};
-  std::snprintf(prop->name, sizeof prop->name, "EMULATED on the CPU (tests/cuda_emu), not a GPU");
+  std::snprintf(prop->name, sizeof prop->name, "EMULATED on the CPU by tests/cuda_emu: not a GPU");
   prop->totalGlobalMem = size_t{1} << 30;
   prop->multiProcessorCount = 1;
   return cudaSuccess;
