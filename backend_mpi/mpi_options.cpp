@@ -34,12 +34,9 @@ std::unique_ptr<Backend> make_mpi_backend(const MpiOptions& o, const Options& co
     throw Error("--threads: this MPI library allows no threads (MPI_THREAD_FUNNELED)", 2);
   }
   // Threads that share one core only take turns: say so rather than run slowly in silence. The
-  // ranks of one node share its cores (MPI_COMM_TYPE_SHARED: the ranks on this node).
-  MPI_Comm node;
-  MPI_Comm_split_type(comm.handle(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int node_ranks = 1;
-  MPI_Comm_size(node, &node_ranks);
-  MPI_Comm_free(&node);
+  // ranks of one node share its cores. (No collective call here: a rank that failed to load its
+  // data is already waiting in the driver's.)
+  const int node_ranks = comm.node_size();
   const int cores = usable_cores();
   if (comm.rank() == 0 && cores > 0 && o.threads > cores) {
     std::fprintf(stderr,

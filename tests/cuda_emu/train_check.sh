@@ -2,8 +2,7 @@
 # lenet-cuda on the CPU emulation (tests/cuda_emu/) against lenet-serial: one kernel version
 # trains one epoch at B = 1, 7, 33, 100, 128 and 499 on B + 1 images, so that every run ends with
 # a batch of one sample, and --verify compares its parameters with serial's within the driver's
-# tolerance (max |diff| <= 1e-4 x max |parameter|, common/driver.cpp): not bit-identical, the
-# kernels sum in other orders. Each run uses another schedule seed; at B = 33 the same run in
+# per-tensor tolerance (common/verify.hpp): not bit-identical, the kernels sum in other orders. Each run uses another schedule seed; at B = 33 the same run in
 # four schedules (in order, reversed, two shuffles) must give the same bits.
 #   train_check.sh LENET_SERIAL VECTOR_DATA pass|fail LENET_CUDA_EMU VERSION
 # pass: exit 0 when every check passes. fail: for a deliberately broken build (mutants.cmake),
