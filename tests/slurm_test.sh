@@ -239,13 +239,16 @@ submit lenet-sweep sweep 1 3 lenet-sweep.sbatch --nodes=1 --ntasks-per-node=4 --
   --exact "${check[@]}"
 ((failures == 0)) || exit 1
 
-# ---- Wait for every job to end ------------------------------------------------------------------
-job_state() { slurm scontrol show job -o "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
+# ---- Wait for every job to end ----------------------------------------------------------------
+job_state() {
+  slurm scontrol show job -o "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2
+}
 all_ended() {
   local id
   for id in "${jobs_submitted[@]}"; do
     case $(job_state "$id") in
-      COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE) ;;
+      COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL) ;;
+      DEADLINE) ;;
       *) return 1 ;;
     esac
   done
@@ -259,9 +262,14 @@ echo "all ${#jobs_submitted[@]} jobs ended $((SECONDS - start)) s after the firs
 csv_columns() {
   local file=$1
   shift
-  awk -F, -v want="$*" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; n = split(want, w, " ")
-                                  for (j = 1; j <= n; j++) if (!(w[j] in col)) { print "no column " w[j]; exit } next }
-                        { s = ""; for (j = 1; j <= n; j++) s = s (j > 1 ? " " : "") $(col[w[j]]); print s }' "$file"
+  awk -F, -v want="$*" '
+    NR == 1 {
+      for (i = 1; i <= NF; i++) col[$i] = i
+      n = split(want, w, " ")
+      for (j = 1; j <= n; j++) if (!(w[j] in col)) { print "no column " w[j]; exit }
+      next
+    }
+    { s = ""; for (j = 1; j <= n; j++) s = s (j > 1 ? " " : "") $(col[w[j]]); print s }' "$file"
 }
 host=$(hostname)
 for id in "${jobs_submitted[@]}"; do
@@ -299,7 +307,8 @@ for id in "${jobs_submitted[@]}"; do
   done <<<"$rows"
   summaries=$(grep -c '^ *Verification *= SUCCESSFUL' "$dir/summary.txt")
   [[ $summaries -eq ${expect_rows[$id]} ]] ||
-    fail "job $id ($name): $summaries successful verifications in summary.txt, expected ${expect_rows[$id]}"
+    fail "job $id ($name): $summaries successful verifications in summary.txt," \
+      "expected ${expect_rows[$id]}"
 done
 
 start=$SECONDS
