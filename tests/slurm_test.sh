@@ -150,7 +150,9 @@ daemons+=($!)
 wait_for 30 "munged's socket $tmp/munge/socket" test -S "$tmp/munge/socket" || exit 1
 
 # The node offers 4 CPUs whatever this machine has (config_overrides), so that the 2-rank x
-# 2-thread and 4-rank jobs fit: they are checked for their results, not timed.
+# 2-thread and 4-rank jobs fit: they are checked for their results, not timed. Job ids start
+# from the PID: Open MPI names its session files and shared memory after the job, and
+# concurrent runs of this test must not meet there.
 cat >"$conf" <<EOF
 ClusterName=lenet-test
 SlurmctldHost=$node(127.0.0.1)
@@ -179,6 +181,7 @@ AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
 ReturnToService=2
+FirstJobId=$(($$ * 10))
 MinJobAge=3600
 KillWait=5
 NodeName=$node NodeAddr=127.0.0.1 CPUs=4 State=UNKNOWN
