@@ -50,37 +50,17 @@ wait_for() {
   done
 }
 
-# ---- The cluster's private world: one folder, two free ports --------------------------------
-tmp=$(mktemp -d /tmp/lenet-slurm.XXXXXX)
-chmod 755 "$tmp"
-conf=$tmp/slurm.conf
-# Every Slurm command of this test reads our slurm.conf (and only they: the test's own
-# environment has no SLURM_CONF, so the processes that do are the cluster's).
-slurm() { SLURM_CONF=$conf "$@"; }
-
-# port_free PORT: nothing listens on PORT (TCP, IPv4 or IPv6).
-port_free() {
-  ! awk -v p="$(printf ':%04X' "$1")" 'substr($2, length($2) - 4) == p { f = 1 } END { exit !f }' \
-    /proc/net/tcp /proc/net/tcp6 2>/dev/null
-}
-# Not Slurm's 6817/6818: two ports from the PID, so that concurrent runs differ.
-port=$((20000 + ($$ % 20000) * 2))
-until port_free "$port" && port_free $((port + 1)); do port=$((port + 2)); done
-
 # ---- Teardown: always, once -------------------------------------------------------------------
+tmp="" conf=""
 daemons=()  # munged, slurmctld, slurmd: children of this script (run in the foreground)
 jobs_submitted=()
 # cluster_processes: PIDs of every process started by this cluster (the daemons, slurmstepd,
-# the jobs and their ranks): those whose environment holds our SLURM_CONF, or that are daemons.
+# the jobs and their ranks): those whose environment holds our SLURM_CONF.
 cluster_processes() {
   grep -lsF "SLURM_CONF=$conf" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3
 }
 # stopped PID: the process has exited (gone, or a zombie not yet reaped).
 stopped() { [[ ! -e /proc/$1 ]] || [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) == Z ]]; }
-all_stopped() {
-  local pid
-  for pid in "$@"; do stopped "$pid" || return 1; done
-}
 
 torn_down=0
 teardown() {
@@ -98,6 +78,7 @@ teardown() {
       kill -KILL "${daemons[i]}" 2>/dev/null
     wait "${daemons[i]}" 2>/dev/null
   done
+  [[ -n $tmp ]] || return  # interrupted before the cluster had its folder
   left=$(cluster_processes)
   if [[ -n $left ]]; then
     fail "processes of the test cluster were left running, killed now:" \
@@ -110,6 +91,23 @@ queue_empty() { [[ -z $(slurm squeue -h -o %i 2>/dev/null) ]]; }
 trap 'status=$?; teardown; ((failures && status == 0)) && status=1; exit $status' EXIT
 trap 'echo "interrupted: tearing the cluster down"; exit 130' INT
 trap 'echo "terminated: tearing the cluster down"; exit 143' TERM
+
+# ---- The cluster's private world: one folder, two free ports --------------------------------
+tmp=$(mktemp -d /tmp/lenet-slurm.XXXXXX)
+chmod 755 "$tmp"
+conf=$tmp/slurm.conf
+# Every Slurm command of this test reads our slurm.conf (and only they: the test's own
+# environment has no SLURM_CONF, so the processes that do are the cluster's).
+slurm() { SLURM_CONF=$conf "$@"; }
+
+# port_free PORT: nothing listens on PORT (TCP, IPv4 or IPv6).
+port_free() {
+  ! awk -v p="$(printf ':%04X' "$1")" 'substr($2, length($2) - 4) == p { f = 1 } END { exit !f }' \
+    /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+# Not Slurm's 6817/6818: two ports from the PID, so that concurrent runs differ.
+port=$((20000 + ($$ % 20000) * 2))
+until port_free "$port" && port_free $((port + 1)); do port=$((port + 2)); done
 
 # ---- Install, as a cluster user would (docs/cluster.md) -----------------------------------------
 prefix=$tmp/prefix
