@@ -40,6 +40,26 @@ require_built() {
   done
 }
 
+# python_with MODULE: the first python3 that can import MODULE: the one on PATH (a virtual
+# environment's, pyenv's), then Debian's /usr/bin/python3, which has the python3-* packages.
+python_with() {
+  local py
+  for py in "$(command -v python3)" /usr/bin/python3; do
+    if [[ -x $py ]] && "$py" -c "import $1" 2>/dev/null; then
+      echo "$py"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# plot_python: the python3 that writes the reports and plots, or exit 2 saying how to get one.
+#   python=$(plot_python)
+plot_python() {
+  python_with matplotlib || die "no python3 that can import matplotlib (tried" \
+    "$(command -v python3 || echo "python3 on PATH"), /usr/bin/python3): apt-get install python3-matplotlib"
+}
+
 # require_data DIR: the --data directory must exist.
 require_data() {
   [[ -d "$1" ]] || die "--data: no directory $1 (bash run_scripts/get_data.sh)"
