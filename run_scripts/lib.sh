@@ -1,4 +1,4 @@
-# run_scripts/lib.sh: what the sweep and comparison scripts share. Sourced, not run:
+# run_scripts/lib.sh: what the run scripts share. Sourced, not run:
 #   PROG="omp_sweep.sh"; source "$SCRIPT_DIR/lib.sh"
 # Errors go to stderr as one line "PROG: error: ..." with exit code 2, like the executables'.
 
@@ -38,6 +38,21 @@ require_built() {
   for exe in "$@"; do
     [[ -x "$exe" ]] || die "$exe not found: build first (bash run_scripts/setup.sh)"
   done
+}
+
+# build_dir_for ROOT [COMPILER]: setup.sh's and test.sh's build directory: ROOT/build, or one of
+# its own per compiler (ROOT/build-clang++ for clang++): CMake cannot change a build's compiler.
+build_dir_for() { echo "$1/build${2:+-$(basename "$2")}"; }
+
+# programs_of BUILD_DIR: the lenet-* executables that BUILD_DIR is configured to build (not
+# whatever an earlier configuration left there), space-separated.
+programs_of() {
+  local available t found=()
+  available=$(cmake --build "$1" --target help)
+  for t in lenet-serial lenet-openmp lenet-mpi lenet-cuda; do
+    grep -qE "(^|\.\.\. )$t(:|\$)" <<<"$available" && found+=("$t")
+  done
+  echo "${found[*]}"
 }
 
 # python_with MODULE: the first python3 that can import MODULE: the one on PATH (a virtual
