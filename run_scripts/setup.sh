@@ -112,7 +112,7 @@ targets=()
 cpu_seconds=200
 if [[ $programs -eq 1 ]]; then
   targets=("${built[@]}")
-  cpu_seconds=100
+  cpu_seconds=120
 fi
 if [[ " ${built[*]} " == *" lenet-cuda "* ]]; then
   # about 2 CPU minutes per GPU architecture, 5 of them by default
