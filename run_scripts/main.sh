@@ -44,7 +44,7 @@ if [[ -z $data ]]; then
   data="$root/data/digits"
 fi
 
-stage "3/3 training, $epochs epochs on $(basename "$data") with each backend (seconds each)"
+stage "3/3 training, $epochs epoch(s) on $(basename "$data") with each backend (seconds each)"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cores=$(nproc)
 status=0

@@ -30,7 +30,7 @@ while [[ $# -gt 0 ]]; do
     --programs) programs=1; shift ;;
     --no-install) install=0; shift ;;
     --) shift; cmake_args=("$@"); break ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: the set-up (packages, build, data), then the whole test suite through
-# CTest. It builds everything, lenet-cuda included wherever nvcc is found (its tests need a GPU
-# and report SKIPPED without one). Tests that need a GPU or mpirun and cannot get one report
-# SKIPPED.
+# CTest. It builds everything, lenet-cuda included wherever nvcc is found, GPU or not. Tests that
+# need a GPU or mpirun and cannot get one report SKIPPED.
 #
 # Usage: run_scripts/test.sh [--cxx COMPILER] [--build-dir DIR] [--cuda auto|gpu|on|off]
 #                            [CTEST_ARGS...]
@@ -20,7 +19,7 @@ while [[ $# -gt 0 ]]; do
     --cxx) need "$@"; cxx=$2; shift 2 ;;
     --build-dir) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
     --cuda) need "$@"; setup+=(--cuda "$2"); shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
