@@ -151,21 +151,15 @@ void MpiBackend::reserve_chunks(int n) {
 }
 
 int MpiBackend::compute_chunks(int lo, int hi, int batch, ChunkSum* out) {
-  const int n = (hi - lo + kChunk - 1) / kChunk;
-  if (n == 0) return 0;
-  const float* params = params_.data();
-  run_team(threads_, [&] {
-#pragma omp for schedule(static)
-    for (int c = 0; c < n; ++c) {
-      Worker& w = workers_[omp_get_thread_num()];
-      const int start = lo + c * kChunk;
-      // This rank and thread train the same chunk of the next batch (see OpenMP's batch.cpp).
-      out[c].loss = chunk_gradient(*w.kernels, params, *train_, order_.data() + start,
-                                   std::min(kChunk, hi - start), image_at(order_, start + batch),
-                                   out[c].grad, w.sample_grad, timing_ ? &w.times : nullptr);
-    }
-  });
-  return n;
+  if (hi <= lo) return 0;
+  // This rank's threads share the chunks; the master thread alone needs no parallel region.
+  const auto compute = [&] {
+    return chunk_sums(workers_, params_.data(), *train_, order_, lo, hi, batch, out, timing_);
+  };
+  if (threads_ == 1) return compute();
+#pragma omp parallel num_threads(threads_)
+  compute();
+  return (hi - lo + kChunk - 1) / kChunk;
 }
 
 LayerTimes MpiBackend::rank_times() const {

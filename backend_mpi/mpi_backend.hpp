@@ -17,25 +17,16 @@
 #include <string>
 #include <vector>
 
-#include "../backend_openmp/workers.hpp"
 #include "../common/backend.hpp"
 #include "../common/network.hpp"
+#include "../common/share.hpp"
+#include "../common/threads/chunks.hpp"
+#include "../common/threads/workers.hpp"
 #include "../common/tier.hpp"
 
 namespace lenet {
 
 enum class Mode { kAllreduce, kExact };
-
-// Part `part` of n items cut into `parts` contiguous ranges whose sizes differ by at most one:
-// [begin, end). Empty when n < parts for some parts.
-struct Range {
-  int begin, end;
-  int size() const { return end - begin; }
-};
-inline Range share(int n, int parts, int part) {
-  const auto at = [&](int p) { return static_cast<int>(static_cast<long long>(n) * p / parts); };
-  return {at(part), at(part + 1)};
-}
 
 class MpiBackend final : public Backend {
  public:
@@ -58,17 +49,11 @@ class MpiBackend final : public Backend {
   // The slowest rank's times, as of the last get_params().
   LayerTimes times() const override { return slowest_; }
 
-  // One chunk's gradient sum and loss sum: a row of the exact mode's gather. alignas(64):
-  // threads writing neighbouring chunks never share a cache line.
-  struct alignas(64) ChunkSum {
-    float grad[kParamCount];
-    double loss;
-  };
-
  private:
   // The sums of the chunks of kChunk samples of order_[lo, hi), cut from lo, into out[0..n):
-  // each chunk on one thread. Returns n. `batch`: the batch size, which tells where each
-  // thread's next image lies (the same place in the next batch).
+  // each chunk on one of the rank's threads (common/threads/chunks.hpp). Returns n. `batch`:
+  // the batch size, which tells where each thread's next image lies (the same place in the next
+  // batch).
   int compute_chunks(int lo, int hi, int batch, ChunkSum* out);
   // chunks_ holds at least n rows (it grows once, at the first, largest batch).
   void reserve_chunks(int n);
@@ -76,14 +61,14 @@ class MpiBackend final : public Backend {
   double train_allreduce(int first, int count, float lr);  // allreduce.cpp
   double train_exact(int first, int count, float lr);      // exact.cpp; both return comm seconds
 
-  // This rank's timers: the master thread's, plus the slowest thread's (workers.hpp).
+  // This rank's timers: the master thread's, plus the slowest thread's (threads/workers.hpp).
   LayerTimes rank_times() const;
 
   const Mode mode_;
   const int threads_;
   const MPI_Comm comm_;
   int rank_ = 0, ranks_ = 1;
-  MPI_Datatype chunk_type_;  // one ChunkSum as bytes: the unit of the exact mode's gather
+  MPI_Datatype chunk_type_;  // one ChunkSum as bytes: a row of the exact mode's gather
 
   std::vector<Worker> workers_;   // one per thread
   std::vector<ChunkSum> chunks_;  // allreduce: this rank's chunks; exact: all the batch's

@@ -134,7 +134,7 @@ Seconds time_collectives(int rank, int ranks, Link link, double budget) {
                   MPI_SUM, MPI_COMM_WORLD);
   });
   report("MPI_Allreduce, 9376 B (allreduce mode)", allreduce, log2p * (link.alpha + n / link.beta));
-  const int row = sizeof(lenet::MpiBackend::ChunkSum);
+  const int row = sizeof(lenet::ChunkSum);
   for (int batch : {32, 128}) {
     const int rows = (batch + lenet::kChunk - 1) / lenet::kChunk;
     std::vector<char> buf(static_cast<size_t>(rows) * row);

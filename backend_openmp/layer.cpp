@@ -1,8 +1,8 @@
 // The layer strategy: lenet-serial's loop, one sample at a time, through LayerKernels, whose
-// layers share their loops among the threads (layer/). Every thread joins every layer of every
-// sample, so each layer pays a fork and a join: a few microseconds against the few microseconds
-// of work in most layers (docs/strategies.md). The per-layer timers are the team's wall
-// time for each layer, read by the master thread around each parallel region.
+// layers share their loops among the threads (layer_kernels.cpp). Every thread joins every layer of
+// every sample, so each layer pays a fork and a join: a few microseconds against the few
+// microseconds of work in most layers (docs/strategies.md). The per-layer timers are the team's
+// wall time for each layer, read by the master thread around each parallel region.
 #include <algorithm>
 
 #include "../common/gradient.hpp"

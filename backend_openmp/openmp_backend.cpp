@@ -8,7 +8,7 @@
 
 #include "../common/error.hpp"
 #include "../common/gradient.hpp"
-#include "layer/layer_kernels.hpp"
+#include "layer_kernels.hpp"
 
 namespace lenet {
 
@@ -36,6 +36,7 @@ BackendInfo OpenMPBackend::info() const {
   b.kernels = workers_[0].kernels->tier();
   b.strategy = strategy_name(strategy_);
   b.threads = threads_;
+  b.threads_worked = most_working_;
   // Thread placement changes the timings, so the summary shows it when it was asked for.
   for (const char* name : {"OMP_PROC_BIND", "OMP_PLACES"}) {
     if (const char* value = std::getenv(name)) {

@@ -3,8 +3,9 @@
 //   batch: the chunks of kChunk samples of a mini-batch run on different threads, each with its
 //          own kernels; the chunk sums are then added in chunk order, one parameter slice per
 //          thread. Bit-identical to lenet-serial with the same tier, for every thread count.
-//   layer: one sample at a time, each layer's loops shared among the threads (layer/). Also
-//          bit-identical to lenet-serial, with the ref tier, its only tier.
+//   layer: one sample at a time, each layer's loops shared among the threads
+//          (layer_kernels.cpp). Also bit-identical to lenet-serial, with the ref tier, its only
+//          tier.
 #pragma once
 
 #include <memory>
@@ -12,8 +13,9 @@
 #include <vector>
 
 #include "../common/backend.hpp"
+#include "../common/threads/chunks.hpp"
+#include "../common/threads/workers.hpp"
 #include "../common/tier.hpp"
-#include "workers.hpp"
 
 namespace lenet {
 
@@ -47,18 +49,14 @@ class OpenMPBackend final : public Backend {
   // parameter slices of the reduction are whole lines, so no two threads write one line.
   static constexpr int kLineFloats = 16;
 
-  // One chunk's gradient sum and loss sum, written by whichever thread computes the chunk.
-  struct alignas(64) ChunkSum {
-    float grad[kParamCount];
-    double loss;
-  };
   struct alignas(64) ParamVector {
     float v[kParamCount];
   };
 
   Strategy strategy_;
   int threads_;
-  std::vector<Worker> workers_;                   // one per thread; evaluate() uses them too
+  int most_working_ = 0;         // the largest team a batch had (threads_ unless chunks were fewer)
+  std::vector<Worker> workers_;  // one per thread; evaluate() uses them too
   std::unique_ptr<SampleKernels> layer_kernels_;  // the layer strategy's parallel kernels
   std::vector<ChunkSum> chunks_;                  // grown to the largest batch's chunk count
   ParamVector params_{}, batch_grad_{};

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "../backend_openmp/layer/layer_kernels.hpp"
+#include "../backend_openmp/layer_kernels.hpp"
 #include "../backend_openmp/openmp_backend.hpp"
 #include "../backend_serial/serial_backend.hpp"
 #include "../common/error.hpp"

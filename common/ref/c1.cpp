@@ -5,54 +5,57 @@
 // C1 is 93% of the network's multiply-adds, so its loops are ordered for the vectoriser: the
 // innermost loop always runs along a 24-wide output row.
 #include "../vexp.hpp"
-#include "ref_kernels.hpp"
+#include "layers.hpp"
 
-namespace lenet {
+namespace lenet::ref {
 
-void RefKernels::c1_forward(const float* params) {
+void load_input(const uint8_t* pixels, float* x) {
+  for (int i = 0; i < kImageSize; ++i)
+    x[i] = static_cast<float>(pixels[i]) / 255.0f;
+}
+
+void c1_forward(const float* params, const float* x, float* z1, float* a1, int begin, int end) {
   const float* W1 = params + kW1;
   const float* b1 = params + kB1;
-  for (int m = 0; m < kC1Maps; ++m) {
-    for (int i = 0; i < kC1Side; ++i) {
-      // One output row, accumulated tap by tap in (u, v) order.
-      float row[kC1Side];
-      for (int j = 0; j < kC1Side; ++j)
-        row[j] = b1[m];
-      for (int u = 0; u < kC1Kernel; ++u) {
-        for (int v = 0; v < kC1Kernel; ++v) {
-          const float w = W1[(m * kC1Kernel + u) * kC1Kernel + v];
-          const float* x = act_.x + (i + u) * kImageSide + v;
-          for (int j = 0; j < kC1Side; ++j)
-            row[j] += w * x[j];
-        }
+  for (int r = begin; r < end; ++r) {
+    const int m = r / kC1Side, i = r % kC1Side;
+    // One output row, accumulated tap by tap in (u, v) order.
+    float row[kC1Side];
+    for (int j = 0; j < kC1Side; ++j)
+      row[j] = b1[m];
+    for (int u = 0; u < kC1Kernel; ++u) {
+      for (int v = 0; v < kC1Kernel; ++v) {
+        const float w = W1[(m * kC1Kernel + u) * kC1Kernel + v];
+        const float* in = x + (i + u) * kImageSide + v;
+        for (int j = 0; j < kC1Side; ++j)
+          row[j] += w * in[j];
       }
-      float* z1 = act_.z1 + m * kC1MapSize + i * kC1Side;
-      float* a1 = act_.a1 + m * kC1MapSize + i * kC1Side;
-      for (int j = 0; j < kC1Side; ++j) {
-        z1[j] = row[j];
-        a1[j] = sigmoid(row[j]);
-      }
+    }
+    // Row i of map m starts at m * 576 + i * 24 = r * 24.
+    for (int j = 0; j < kC1Side; ++j) {
+      z1[r * kC1Side + j] = row[j];
+      a1[r * kC1Side + j] = sigmoid(row[j]);
     }
   }
 }
 
-void RefKernels::c1_backward(const float* /*params*/, float* grad) {
+void c1_backward(const float* x, const float* d1, float* grad, int begin, int end) {
   float* dW1 = grad + kW1;
   float* db1 = grad + kB1;
-  for (int m = 0; m < kC1Maps; ++m) {
+  for (int m = begin; m < end; ++m) {
     // Lane-wise partial sums along j (one per output column) let the j loop vectorise; each
     // weight's 24 partial sums are added up once at the end.
     float acc[kC1Kernel][kC1Kernel][kC1Side] = {};
     float bias[kC1Side] = {};
     for (int i = 0; i < kC1Side; ++i) {
-      const float* d1 = d1_ + m * kC1MapSize + i * kC1Side;
+      const float* d = d1 + m * kC1MapSize + i * kC1Side;
       for (int j = 0; j < kC1Side; ++j)
-        bias[j] += d1[j];
+        bias[j] += d[j];
       for (int u = 0; u < kC1Kernel; ++u) {
         for (int v = 0; v < kC1Kernel; ++v) {
-          const float* x = act_.x + (i + u) * kImageSide + v;
+          const float* in = x + (i + u) * kImageSide + v;
           for (int j = 0; j < kC1Side; ++j)
-            acc[u][v][j] += d1[j] * x[j];
+            acc[u][v][j] += d[j] * in[j];
         }
       }
     }
@@ -71,4 +74,4 @@ void RefKernels::c1_backward(const float* /*params*/, float* grad) {
   }
 }
 
-}  // namespace lenet
+}  // namespace lenet::ref

@@ -5,65 +5,74 @@
 //             g2[n] = sum_k W3[k][n] * d3[k]            d2 = g2 * a2 * (1 - a2)
 #include <cmath>
 
-#include "ref_kernels.hpp"
+#include "layers.hpp"
 
-namespace lenet {
+namespace lenet::ref {
 
-float RefKernels::f_forward(const float* params, int label) {
+void f_logits(const float* params, const float* a2, float* z3, int begin, int end) {
   const float* W3 = params + kW3;
   const float* b3 = params + kB3;
-  for (int k = 0; k < kClasses; ++k) {
+  for (int k = begin; k < end; ++k) {
     // 8 partial sums (216 = 27 * 8) so the dot product vectorises; added up once at the end.
     float part[8] = {};
     for (int n0 = 0; n0 < kS1Size; n0 += 8) {
       for (int l = 0; l < 8; ++l)
-        part[l] += W3[k * kS1Size + n0 + l] * act_.a2[n0 + l];
+        part[l] += W3[k * kS1Size + n0 + l] * a2[n0 + l];
     }
     float z = b3[k];
     for (int l = 0; l < 8; ++l)
       z += part[l];
-    act_.z3[k] = z;
+    z3[k] = z;
   }
-  // Softmax with the maximum subtracted; the loss as log-sum-exp minus the label's logit, which
-  // stays finite where p[label] would round to 0.
-  float zmax = act_.z3[0];
-  for (int k = 1; k < kClasses; ++k)
-    zmax = act_.z3[k] > zmax ? act_.z3[k] : zmax;
-  float sum = 0.0f;
-  for (int k = 0; k < kClasses; ++k) {
-    act_.p[k] = std::exp(act_.z3[k] - zmax);
-    sum += act_.p[k];
-  }
-  for (int k = 0; k < kClasses; ++k)
-    act_.p[k] /= sum;
-  label_ = label;
-  act_.loss = std::log(sum) - (act_.z3[label] - zmax);
-  return act_.loss;
 }
 
-int RefKernels::predicted() const {
+float f_softmax_loss(const float* z3, float* p, int label) {
+  // Softmax with the maximum subtracted; the loss as log-sum-exp minus the label's logit, which
+  // stays finite where p[label] would round to 0.
+  float zmax = z3[0];
+  for (int k = 1; k < kClasses; ++k)
+    zmax = z3[k] > zmax ? z3[k] : zmax;
+  float sum = 0.0f;
+  for (int k = 0; k < kClasses; ++k) {
+    p[k] = std::exp(z3[k] - zmax);
+    sum += p[k];
+  }
+  for (int k = 0; k < kClasses; ++k)
+    p[k] /= sum;
+  return std::log(sum) - (z3[label] - zmax);
+}
+
+int f_predicted(const float* z3) {
   int best = 0;
   for (int k = 1; k < kClasses; ++k) {
-    if (act_.z3[k] > act_.z3[best]) best = k;
+    if (z3[k] > z3[best]) best = k;
   }
   return best;
 }
 
-void RefKernels::f_backward(const float* params, float* grad) {
+void f_bias_gradient(const float* p, int label, float* grad) {
+  for (int k = 0; k < kClasses; ++k)
+    grad[kB3 + k] = p[k] - (k == label ? 1.0f : 0.0f);
+}
+
+// The k loop adds into every g2[n], so a thread that takes a part of the columns n runs the
+// whole k loop on them. (A range of a width fixed at compile time, kept in registers, is
+// compiled with a multiply and an add instead of a fused multiply-add: other bits. A range known
+// only at run time, as here, is compiled one way for every caller.)
+void f_backward(const float* params, const float* a2, const float* p, int label, float* grad,
+                float* d2, int begin, int end) {
   const float* W3 = params + kW3;
   float* dW3 = grad + kW3;
-  float* db3 = grad + kB3;
   float g2[kS1Size] = {};
   for (int k = 0; k < kClasses; ++k) {
-    const float d3 = act_.p[k] - (k == label_ ? 1.0f : 0.0f);
-    db3[k] = d3;
-    for (int n = 0; n < kS1Size; ++n) {
-      dW3[k * kS1Size + n] = d3 * act_.a2[n];
+    const float d3 = p[k] - (k == label ? 1.0f : 0.0f);
+    for (int n = begin; n < end; ++n) {
+      dW3[k * kS1Size + n] = d3 * a2[n];
       g2[n] += W3[k * kS1Size + n] * d3;
     }
   }
-  for (int n = 0; n < kS1Size; ++n)
-    d2_[n] = g2[n] * act_.a2[n] * (1.0f - act_.a2[n]);
+  for (int n = begin; n < end; ++n)
+    d2[n] = g2[n] * a2[n] * (1.0f - a2[n]);
 }
 
-}  // namespace lenet
+}  // namespace lenet::ref

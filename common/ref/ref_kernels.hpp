@@ -1,5 +1,6 @@
 // The `ref` tier: one sample forward and backward in plain loops, one layer per file
-// (c1.cpp, s1.cpp, f.cpp). Read it beside docs/network.md: the comments quote its formulas.
+// (c1.cpp, s1.cpp, f.cpp, declared in layers.hpp). Read it beside docs/network.md: the comments
+// quote its formulas.
 #pragma once
 
 #include "../tier.hpp"

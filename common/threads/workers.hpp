@@ -1,14 +1,14 @@
-// One set of per-sample buffers per OpenMP thread, shared by lenet-openmp's batch strategy and
-// lenet-mpi's threads (--threads): each thread trains whole samples with its own kernels.
+// One set of per-sample buffers per OpenMP thread, for every team of threads that trains whole
+// samples with its own kernels: lenet-openmp's batch strategy and lenet-mpi's threads (--threads).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "../common/network.hpp"
-#include "../common/tier.hpp"
-#include "../common/timer.hpp"
+#include "../network.hpp"
+#include "../tier.hpp"
+#include "../timer.hpp"
 
 namespace lenet {
 
@@ -38,18 +38,5 @@ inline constexpr double LayerTimes::*kWorkerTimeFields[] = {
 // whole, so that they add up to at most the team's wall time. A maximum per layer could take
 // each layer from another worker, and add up to more.
 const LayerTimes& slowest_times(const std::vector<Worker>& workers, int team);
-
-// Runs body() on every thread of a team of `threads` (one parallel region), or once on the
-// calling thread, with no region, when `threads` is 1: even a one-thread region costs 0.4 us,
-// 12% of a B = 1 step. A worksharing loop (`omp for`) in body binds to whichever team runs it.
-template <class Body>
-void run_team(int threads, const Body& body) {
-  if (threads > 1) {
-#pragma omp parallel num_threads(threads)
-    body();
-  } else {
-    body();
-  }
-}
 
 }  // namespace lenet

@@ -1,12 +1,11 @@
-// The layer strategy's kernels: the `ref` tier's loops (common/ref/) with OpenMP work-sharing
-// inside each layer. Every output element and every gradient element is computed by the same
-// sequence of float operations as in ref, only on another thread, so the results are ref's bits
-// (`diff common/ref/c1.cpp backend_openmp/layer/c1.cpp` shows the parallel part). Where ref sums
-// across the loop that is shared out (the S1 and F weight gradients), the sum gets its own loop,
-// parallel over the elements being summed, each summed in ref's order.
+// The layer strategy's kernels: ref's loops (common/ref/layers.hpp, compiled once there), each
+// layer's independent outputs shared among the threads of one parallel region. Every output and
+// gradient element is computed by the same machine code as in ref, only on another thread, so
+// the results are ref's bits. Where a layer sums over the outputs that are shared out (the S1
+// weight gradient), one thread computes the whole sum while the others compute the deltas.
 #pragma once
 
-#include "../../common/tier.hpp"
+#include "../common/tier.hpp"
 
 namespace lenet {
 

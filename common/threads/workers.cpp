@@ -2,7 +2,7 @@
 
 #include <omp.h>
 
-#include "../common/error.hpp"
+#include "../error.hpp"
 
 namespace lenet {
 

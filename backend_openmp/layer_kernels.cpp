@@ -1,0 +1,96 @@
+// One sample through ref's loops (common/ref/c1.cpp, s1.cpp, f.cpp), each layer in one parallel
+// region where every thread runs the loop over its own part of the layer's outputs. Each region
+// costs a fork and a join, a few microseconds, against a few microseconds of work in most
+// layers (docs/strategies.md).
+#include "layer_kernels.hpp"
+
+#include <omp.h>
+
+#include "../common/ref/layers.hpp"
+#include "../common/share.hpp"
+
+namespace lenet {
+namespace {
+
+// The calling thread's part of n items: contiguous, the parts' sizes differ by at most one.
+Range my_part(int n) {
+  return share(n, omp_get_num_threads(), omp_get_thread_num());
+}
+
+}  // namespace
+
+// 784 divisions: less work than waking the team, so one thread does it.
+void LayerKernels::load_input(const uint8_t* pixels) {
+  ref::load_input(pixels, act_.x);
+}
+
+// LAB 2 BEGIN: C1 forward, its 144 output rows shared among the threads
+void LayerKernels::c1_forward(const float* params) {
+#pragma omp parallel num_threads(threads_)
+  {
+    const Range rows = my_part(ref::kC1Rows);
+    ref::c1_forward(params, act_.x, act_.z1, act_.a1, rows.begin, rows.end);
+  }
+}
+// LAB 2 END
+
+// The 36 output rows of 6 windows each (16 multiply-adds a window: less work than the fork).
+void LayerKernels::s1_forward(const float* params) {
+#pragma omp parallel num_threads(threads_)
+  {
+    const Range rows = my_part(ref::kS1Rows);
+    ref::s1_forward(params, act_.a1, act_.z2, act_.a2, rows.begin, rows.end);
+  }
+}
+
+// The 10 logits shared out; the softmax over them stays on one thread.
+float LayerKernels::f_forward(const float* params, int label) {
+#pragma omp parallel num_threads(threads_)
+  {
+    const Range classes = my_part(kClasses);
+    ref::f_logits(params, act_.a2, act_.z3, classes.begin, classes.end);
+  }
+  label_ = label;
+  act_.loss = ref::f_softmax_loss(act_.z3, act_.p, label);
+  return act_.loss;
+}
+
+int LayerKernels::predicted() const {
+  return ref::f_predicted(act_.z3);
+}
+
+// The 216 input columns shared out: each thread its columns of dW3 and of d2.
+void LayerKernels::f_backward(const float* params, float* grad) {
+#pragma omp parallel num_threads(threads_)
+  {
+#pragma omp masked
+    ref::f_bias_gradient(act_.p, label_, grad);
+    const Range columns = my_part(kS1Size);
+    ref::f_backward(params, act_.a2, act_.p, label_, grad, d2_, columns.begin, columns.end);
+  }
+}
+
+// The weight gradient sums over every window: one thread computes it (`single`), while the
+// others start on the deltas, which are independent (no barrier between them: nowait).
+void LayerKernels::s1_backward(const float* params, float* grad) {
+#pragma omp parallel num_threads(threads_)
+  {
+#pragma omp single nowait
+    ref::s1_weight_gradient(act_.a1, d2_, grad);
+    const Range rows = my_part(ref::kS1Rows);
+    ref::s1_delta(params, act_.a1, d2_, d1_, rows.begin, rows.end);
+  }
+}
+
+// LAB 2 BEGIN: C1 backward, its 6 maps shared among the threads (3 + 3 on 2 threads, 2 + 2 + 1
+// + 1 on 4)
+void LayerKernels::c1_backward(const float* /*params*/, float* grad) {
+#pragma omp parallel num_threads(threads_)
+  {
+    const Range maps = my_part(kC1Maps);
+    ref::c1_backward(act_.x, d1_, grad, maps.begin, maps.end);
+  }
+}
+// LAB 2 END
+
+}  // namespace lenet
