@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Turns bandwidth_sweep.sh's measurements into a Markdown table and a plot, with the cost
 model of docs/multihost.md beside each measured point.
 
@@ -20,7 +20,11 @@ import statistics
 import sys
 from collections import defaultdict
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit(f"bandwidth_report.py: error: {sys.executable} cannot import matplotlib"
+             " (apt-get install python3-matplotlib, or run it with a python3 that can)")
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402

@@ -40,6 +40,9 @@ done
 require_built "$bin/backend_serial/lenet-serial"
 require_data "$data"
 positive --repeats "$repeats"
+python=$(plot_python)
+torch_python=""
+if [[ $torch -eq 1 ]]; then torch_python=$(python_with torch) || true; fi
 out=${out:-$root/results/$(date +%Y%m%d-%H%M%S)-$(hostname -s)}
 mkdir -p "$out/checkpoints"
 runs="$out/runs.csv" timing="$out/timing.csv" log="$out/log.txt"
@@ -119,16 +122,16 @@ for B in "${batch_list[@]}"; do
   elif [[ -x $cuda ]]; then
     echo "  cuda: skipped (no usable CUDA device)"
   fi
-  if [[ $torch -eq 1 ]] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  if [[ -n $torch_python ]]; then
     for n in 1 "$cores"; do
-      point "pytorch, $n threads" /usr/bin/python3 "$root/run_scripts/torch_baseline.py" \
+      point "pytorch, $n threads" "$torch_python" "$root/run_scripts/torch_baseline.py" \
         "${common[@]}" "${verify[@]}" --threads "$n"
       [[ $cores -eq 1 ]] && break
     done
   fi
 done
 
-/usr/bin/python3 "$root/run_scripts/compare_report.py" --runs "$runs" --timing "$timing" --out "$out" \
+"$python" "$root/run_scripts/compare_report.py" --runs "$runs" --timing "$timing" --out "$out" \
   --title "$(basename "$data"), $epochs epoch(s), $(hostname -s), $cores cores" || failed=1
 say "wrote $out/summary.md, runs.csv and plots; $(load_note)"
 [[ $failed -eq 0 ]] || { echo "compare.sh: some runs FAILED verification or did not run (see $out/summary.md, $log)" >&2; exit 1; }

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Turns compare.sh's CSV files into summary.md and PNG plots (matplotlib, also on Colab).
 
   compare_report.py --runs runs.csv [--timing timing.csv] --out DIR [--title TEXT]
@@ -15,7 +15,11 @@ import statistics
 import sys
 from collections import defaultdict
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit(f"compare_report.py: error: {sys.executable} cannot import matplotlib"
+             " (apt-get install python3-matplotlib, or run it with a python3 that can)")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -26,14 +26,17 @@ cuda="$bin/backend_cuda/lenet-cuda" serial="$bin/backend_serial/lenet-serial"
 require_built "$cuda" "$serial"
 require_data "$data"
 positive --repeats "$repeats"
+python=$(plot_python)
 # One-line reason and exit code 2 where there is no usable GPU.
 "$cuda" --data "$data" --device "$device" --epochs 0 --quiet >/dev/null
 out=${out:-$root/results/gpu-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 runs="$out/runs.csv" log="$out/log.txt"
 : >"$log"
-torch=0
-/usr/bin/env python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null && torch=1
+torch_python=$(python_with torch) || true
+if [[ -n $torch_python ]] && ! "$torch_python" -c "import sys, torch; sys.exit(not torch.cuda.is_available())" 2>/dev/null; then
+  torch_python=""
+fi
 
 # Kernels loaded before training, not at their first launch inside the timed epoch.
 export CUDA_MODULE_LOADING=EAGER
@@ -87,18 +90,18 @@ for B in "${batch_list[@]}"; do
   for v in v1 v2 fused; do
     point "cuda $v" "$cuda" "${common[@]}" --device "$device" --kernels "$v"
   done
-  if [[ $torch -eq 1 ]]; then
-    point "pytorch cuda" python3 "$root/run_scripts/torch_baseline.py" "${common[@]}" \
+  if [[ -n $torch_python ]]; then
+    point "pytorch cuda" "$torch_python" "$root/run_scripts/torch_baseline.py" "${common[@]}" \
       --device cuda
   else
-    echo "  pytorch cuda: skipped (python3 cannot import torch with CUDA)"
+    echo "  pytorch cuda: skipped (no python3 with torch that sees CUDA)"
   fi
 done
 
 # The report exits 1 when a run failed verification, after writing summary.md; any other
 # failure leaves no summary behind, and then this says so.
 rm -f "$out/summary.md"
-python3 "$root/run_scripts/compare_report.py" --runs "$runs" --out "$out" \
+"$python" "$root/run_scripts/compare_report.py" --runs "$runs" --out "$out" \
   --title "$(basename "$data"), GPU $device" >>"$log" 2>&1 || failed=1
 if [[ -s $out/summary.md ]]; then
   say "wrote $out/summary.md and runs.csv"

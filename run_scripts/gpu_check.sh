@@ -136,7 +136,7 @@ done
       # Stopped before its report (its time limit): the runs that did finish.
       echo "PARTIAL: the step did not finish; the runs that did:"
       echo
-      python3 "$root/run_scripts/compare_report.py" --runs "$out/bench-$b/runs.csv" \
+      "$(plot_python)" "$root/run_scripts/compare_report.py" --runs "$out/bench-$b/runs.csv" \
         --out "$out/bench-$b" --title "partial" >>"$log" 2>&1
       cat "$out/bench-$b/summary.md" 2>/dev/null || echo "(no report could be made)"
     else

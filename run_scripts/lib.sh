@@ -1,4 +1,4 @@
-# run_scripts/lib.sh: what the sweep and comparison scripts share. Sourced, not run:
+# run_scripts/lib.sh: what the run scripts share. Sourced, not run:
 #   PROG="omp_sweep.sh"; source "$SCRIPT_DIR/lib.sh"
 # Errors go to stderr as one line "PROG: error: ..." with exit code 2, like the executables'.
 
@@ -38,6 +38,41 @@ require_built() {
   for exe in "$@"; do
     [[ -x "$exe" ]] || die "$exe not found: build first (bash run_scripts/setup.sh)"
   done
+}
+
+# build_dir_for ROOT [COMPILER]: setup.sh's and test.sh's build directory: ROOT/build, or one of
+# its own per compiler (ROOT/build-clang++ for clang++): CMake cannot change a build's compiler.
+build_dir_for() { echo "$1/build${2:+-$(basename "$2")}"; }
+
+# programs_of BUILD_DIR: the lenet-* executables that BUILD_DIR is configured to build (not
+# whatever an earlier configuration left there), space-separated.
+programs_of() {
+  local available t found=()
+  available=$(cmake --build "$1" --target help)
+  for t in lenet-serial lenet-openmp lenet-mpi lenet-cuda; do
+    grep -qE "(^|\.\.\. )$t(:|\$)" <<<"$available" && found+=("$t")
+  done
+  echo "${found[*]}"
+}
+
+# python_with MODULE: the first python3 that can import MODULE: the one on PATH (a virtual
+# environment's, pyenv's), then Debian's /usr/bin/python3, which has the python3-* packages.
+python_with() {
+  local py
+  for py in "$(command -v python3)" /usr/bin/python3; do
+    if [[ -x $py ]] && "$py" -c "import $1" 2>/dev/null; then
+      echo "$py"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# plot_python: the python3 that writes the reports and plots, or exit 2 saying how to get one.
+#   python=$(plot_python)
+plot_python() {
+  python_with matplotlib || die "no python3 that can import matplotlib (tried" \
+    "$(command -v python3 || echo "python3 on PATH"), /usr/bin/python3): apt-get install python3-matplotlib"
 }
 
 # require_data DIR: the --data directory must exist.

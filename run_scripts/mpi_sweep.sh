@@ -86,6 +86,7 @@ serial="${build_dir}/backend_serial/lenet-serial"
 mpi="${build_dir}/backend_mpi/lenet-mpi"
 require_built "$serial" "$mpi"
 require_data "$data_dir"
+python=$(plot_python)
 IFS=, read -ra rank_list <<<"$ranks"
 IFS=, read -ra batch_list <<<"$batches"
 for p in "${rank_list[@]}"; do positive --ranks "$p"; done
@@ -153,13 +154,13 @@ done
 
 say "$(load_note)"
 title="lenet-mpi ($threads thread(s) per rank) vs lenet-serial, $(basename "$data_dir"), $cores cores"
-/usr/bin/python3 "$SCRIPT_DIR/sweep_report.py" --csv "$csv" --x ranks --out "$out_dir/report" \
+"$python" "$SCRIPT_DIR/sweep_report.py" --csv "$csv" --x ranks --out "$out_dir/report" \
   --title "$title"
 
 # The report's table has no communication column: add one per point, median over the repeats.
 # comm_seconds is the slowest rank's time inside the step's collective (waiting included), over
 # all epochs; seconds_per_epoch is the wall time of an epoch.
-/usr/bin/python3 - "$csv" "$cores" >>"$out_dir/report.md" <<'EOF'
+"$python" - "$csv" "$cores" >>"$out_dir/report.md" <<'EOF'
 import csv, statistics, sys
 from collections import defaultdict
 rows, cores = list(csv.DictReader(open(sys.argv[1]))), int(sys.argv[2])

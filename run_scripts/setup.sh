@@ -1,28 +1,47 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs (only those missing), then configures and builds
-# every backend this machine can compile into build/ (CUDA compiles wherever nvcc is found, with
-# or without a GPU).
+# into build/, saying what it does, roughly how long the build takes, and how far it has got.
 #
-# Usage: run_scripts/setup.sh [--build-dir DIR] [--no-install] [-- EXTRA_CMAKE_ARGS...]
+# Usage: run_scripts/setup.sh [--build-dir DIR] [--cxx COMPILER] [--cuda auto|gpu|on|off]
+#                             [--programs] [--no-install] [-- EXTRA_CMAKE_ARGS...]
+#   --build-dir DIR  where to build (default: build/, or build-COMPILER/ with --cxx)
+#   --cxx COMPILER   the C++ compiler, e.g. clang++ (default: CMake's choice, g++ on Debian)
+#   --cuda MODE      auto: build lenet-cuda wherever nvcc is found, GPU or not (the default;
+#                    test.sh and CI); gpu: only where nvidia-smi lists a GPU, and only for that
+#                    GPU's architecture (main.sh); on: always (fails without nvcc); off: never
+#   --programs       build only the lenet-* executables, not the tests and micro-benchmarks
+#   --no-install     install nothing
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build_dir="$root/build"
+PROG="setup.sh"
+source "$root/run_scripts/lib.sh"
+build_dir=""
+cxx=""
+cuda=auto
+programs=0
 install=1
 cmake_args=()
 while [[ $# -gt 0 ]]; do
   case $1 in
-    --build-dir) build_dir=$(realpath -m "$2"); shift 2 ;;
+    --build-dir) [[ -n ${2:-} ]] || die "--build-dir needs a directory"; build_dir=$(realpath -m "$2"); shift 2 ;;
+    --cxx) [[ -n ${2:-} ]] || die "--cxx needs a compiler, e.g. clang++"; cxx=$2; shift 2 ;;
+    --cuda) [[ ${2:-} =~ ^(auto|gpu|on|off)$ ]] || die "--cuda: expected auto, gpu, on or off, got '${2:-}'"; cuda=$2; shift 2 ;;
+    --programs) programs=1; shift ;;
     --no-install) install=0; shift ;;
     --) shift; cmake_args=("$@"); break ;;
-    -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "setup.sh: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
+[[ -n $build_dir ]] || build_dir=$(build_dir_for "$root" "$cxx")
+start=$SECONDS
 
-# What the build, the tests and the scripts use (README: "Packages").
+# What the build, the tests and the scripts use (README: "Packages"); clang++ needs LLVM's
+# OpenMP runtime besides.
 packages=(cmake g++ make zlib1g-dev libcli11-dev catch2 libopenmpi-dev openmpi-bin
           libbenchmark-dev python3-matplotlib nodejs npm slurmctld slurmd slurm-client munge)
+[[ $(basename "$cxx") == clang* ]] && packages+=(clang libomp-dev)
 
 if [[ $install -eq 1 ]]; then
   missing=()
@@ -40,26 +59,101 @@ if [[ $install -eq 1 ]]; then
       command -v sudo >/dev/null || { echo "setup.sh: error: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
       sudo=(sudo)
     fi
-    echo "setup.sh: installing ${missing[*]}"
+    say "installing ${missing[*]} (a few minutes on a fresh machine)"
     "${sudo[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+    say "installed in $((SECONDS - start)) s"
   else
-    echo "setup.sh: all packages present"
+    say "all packages present"
   fi
 fi
+if [[ -n $cxx ]]; then
+  command -v "$cxx" >/dev/null || die "--cxx: no compiler '$cxx' on PATH"
+  cmake_args=(-DCMAKE_CXX_COMPILER="$cxx" "${cmake_args[@]}")
+fi
 
-echo "setup.sh: configuring $build_dir"
+# CUDA: compiling for the five default architectures takes minutes, worth it on a machine that
+# cannot run the result only to check that it compiles (test.sh, CI).
+gpu_arch=""
+case $cuda in
+  auto) cmake_args=(-DLENET_CUDA=AUTO "${cmake_args[@]}") ;;
+  on) cmake_args=(-DLENET_CUDA=ON "${cmake_args[@]}") ;;
+  off) cmake_args=(-DLENET_CUDA=OFF "${cmake_args[@]}") ;;
+  gpu)
+    if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+      # "7.5" -> 75; drivers too old for this query get the default architectures.
+      gpu_arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '.[:space:]' || true)
+      [[ $gpu_arch =~ ^[0-9]+$ ]] || gpu_arch=""
+      cmake_args=(-DLENET_CUDA=AUTO ${gpu_arch:+-DCMAKE_CUDA_ARCHITECTURES=$gpu_arch} "${cmake_args[@]}")
+      say "a GPU is present: building lenet-cuda${gpu_arch:+ for its architecture sm_$gpu_arch} where nvcc is found"
+    else
+      cmake_args=(-DLENET_CUDA=OFF "${cmake_args[@]}")
+      say "no GPU (nvidia-smi lists none): not building lenet-cuda (main.sh --cuda builds it)"
+    fi
+    ;;
+esac
+
+say "configuring $build_dir"
 mkdir -p "$build_dir"
 if ! cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}" >"$build_dir/configure.log" 2>&1; then
   tail -n 40 "$build_dir/configure.log" >&2
   echo "setup.sh: error: cmake configure failed (full log: $build_dir/configure.log)" >&2
   exit 1
 fi
-grep -E "^-- lenet" "$build_dir/configure.log" || true
-echo "setup.sh: building with $(nproc) jobs"
-if ! cmake --build "$build_dir" -j "$(nproc)" >"$build_dir/build.log" 2>&1; then
+# What CMake found, a line per backend with its reason (the benchmarks' only if they are built).
+configured=$(grep -E "^-- lenet" "$build_dir/configure.log" || true)
+[[ $programs -eq 0 ]] || configured=$(grep -v "micro-benchmarks" <<<"$configured" || true)
+echo "$configured"
+
+# What to build, and roughly how long it takes: CPU seconds measured on this project's 2-core
+# machine (g++ 12, 2026-11-24), shared between the cores; an up-to-date build takes seconds.
+read -ra built <<<"$(programs_of "$build_dir")"
+targets=()
+cpu_seconds=200
+if [[ $programs -eq 1 ]]; then
+  targets=("${built[@]}")
+  cpu_seconds=120
+fi
+if [[ " ${built[*]} " == *" lenet-cuda "* ]]; then
+  # about 2 CPU minutes per GPU architecture, 5 of them by default
+  if [[ -n $gpu_arch ]]; then ((cpu_seconds += 120)); else ((cpu_seconds += 600)); fi
+fi
+jobs=$(nproc)
+estimate=$((cpu_seconds / jobs))
+((estimate < 120)) && estimate="$estimate s" || estimate="$((estimate / 60)) minutes"
+say "building ${targets[*]:-everything} with $jobs jobs: from scratch roughly $estimate on an idle" \
+  "machine, more on a busy one (log: $build_dir/build.log)"
+
+# The build's output goes to build.log; the terminal gets each finished target with the time so
+# far, and the file being compiled: on one line that is overwritten where the output is a
+# terminal, else every 10 s (logs, Colab).
+progress() {
+  local line file tty=0 said=$SECONDS
+  local -A done_before=()  # make says "Built target" again for each program that needs it
+  [[ -t 1 ]] && tty=1
+  while IFS= read -r line; do
+    if [[ $line =~ Built\ target\ (.+)$ ]]; then
+      [[ -v done_before[${BASH_REMATCH[1]}] ]] && continue
+      done_before[${BASH_REMATCH[1]}]=1
+      [[ $tty -eq 0 ]] || printf '\r\033[K'
+      printf '  %4d s  built %s\n' $((SECONDS - start)) "${BASH_REMATCH[1]}"
+      said=$SECONDS
+    elif [[ $line =~ ^(\[\ *[0-9]+%\])\ Building\ [A-Z]+\ object\ (.+)\.o$ ]]; then
+      file=${BASH_REMATCH[2]/CMakeFiles\/*.dir\//}  # common/CMakeFiles/x.dir/c1.cpp.o -> common/c1.cpp
+      if [[ $tty -eq 1 ]]; then
+        printf '\r\033[K  %4d s  %s %s' $((SECONDS - start)) "${BASH_REMATCH[1]}" "$file"
+      elif ((SECONDS - said >= 10)); then
+        printf '  %4d s  %s compiling %s\n' $((SECONDS - start)) "${BASH_REMATCH[1]}" "$file"
+        said=$SECONDS
+      fi
+    fi
+  done
+}
+start=$SECONDS
+if ! cmake --build "$build_dir" -j "$jobs" ${targets[@]:+--target "${targets[@]}"} 2>&1 \
+    | tee "$build_dir/build.log" | progress; then
   tail -n 40 "$build_dir/build.log" >&2
   echo "setup.sh: error: build failed (full log: $build_dir/build.log)" >&2
   exit 1
 fi
-echo "setup.sh: built:" $(cd "$build_dir" && ls backend_*/lenet-* 2>/dev/null | xargs -n1 basename)
+say "built in $((SECONDS - start)) s: ${built[*]}"

@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Turns a scaling sweep's CSV (the rows the executables append with --csv) into a Markdown
 table and a speedup plot. Used by omp_sweep.sh (x = threads) and the MPI sweep (x = ranks).
 
@@ -16,7 +16,11 @@ import statistics
 import sys
 from collections import defaultdict
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit(f"sweep_report.py: error: {sys.executable} cannot import matplotlib"
+             " (apt-get install python3-matplotlib, or run it with a python3 that can)")
 
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402

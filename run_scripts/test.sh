@@ -1,12 +1,32 @@
 #!/usr/bin/env bash
-# The README's test command: the same set-up as the main run (packages, build, data), then the
-# whole test suite through CTest. Tests that need a GPU or mpirun and cannot get one report
-# SKIPPED. Extra arguments go to ctest (e.g. -L serial, -R vectors).
+# The README's test command: the set-up (packages, build, data), then the whole test suite through
+# CTest. It builds everything, lenet-cuda included wherever nvcc is found, GPU or not. Tests that
+# need a GPU or mpirun and cannot get one report SKIPPED.
+#
+# Usage: run_scripts/test.sh [--cxx COMPILER] [--build-dir DIR] [--cuda auto|gpu|on|off]
+#                            [CTEST_ARGS...]
+#   --cxx, --build-dir, --cuda: as for setup.sh, e.g. --cxx clang++ builds into build-clang++/
+#   CTEST_ARGS: the rest goes to ctest, e.g. -L serial or -R vectors
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bash "$root/run_scripts/setup.sh"
+PROG="test.sh"
+source "$root/run_scripts/lib.sh"
+setup=()
+build_dir=""
+cxx=""
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --cxx) need "$@"; cxx=$2; shift 2 ;;
+    --build-dir) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
+    --cuda) need "$@"; setup+=(--cuda "$2"); shift 2 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) break ;;
+  esac
+done
+[[ -n $build_dir ]] || build_dir=$(build_dir_for "$root" "$cxx")
+bash "$root/run_scripts/setup.sh" --build-dir "$build_dir" ${cxx:+--cxx "$cxx"} "${setup[@]}"
 bash "$root/run_scripts/get_data.sh"
 # Open MPI refuses to run as root unless told; the MPI tests launch 2 ranks on any core count.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-cd "$root/build"
+cd "$build_dir"
 ctest --output-on-failure -j "$(nproc)" "$@"

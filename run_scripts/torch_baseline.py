@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """The PyTorch baseline: the network of docs/network.md as a user would write it in PyTorch
 (nn.Module, autograd, torch.optim.SGD), trained on the same data with the same initial
 parameters, epoch order, batch and rate as the C++ backends, and timed the same way: the training

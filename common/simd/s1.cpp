@@ -36,8 +36,8 @@ void tile_kernel_rows(const float* W2, vfloat tile[kS1Kernel]) {
 
 // Lane l of the result = a[2l] + a[2l+1], reading a and b as one vector of 2 * kLanes lanes.
 vfloat add_pairs(vfloat a, vfloat b) {
-  constexpr vint even = lane_pattern([](int l) { return 2 * l; });
-  constexpr vint odd = lane_pattern([](int l) { return 2 * l + 1; });
+  const auto even = [](int l) { return 2 * l; };
+  const auto odd = [](int l) { return 2 * l + 1; };
   return shuffle(a, b, even) + shuffle(a, b, odd);
 }
 
@@ -75,7 +75,7 @@ void SimdKernels::s1_backward(const float* params, float* grad) {
   tile_kernel_rows(W2, tile);
   // Lane l of a column vector starting at c0 needs d2 of window j = (c0 + l) / 4: load from
   // d2 + c0 / 4 and repeat each lane 4 times.
-  constexpr vint repeat4 = lane_pattern([](int l) { return l / 4; });
+  const auto repeat4 = [](int l) { return l / 4; };
   vfloat dw[kS1Kernel] = {};  // lane-wise partial sums of dW2[u][l % 4]
   for (int b = 0; b < kBands; ++b) {
     for (int k = 0; k < kColumnVectors; ++k) {

@@ -1,5 +1,5 @@
-// The vector type of the `simd` tier: GCC vector extensions (also understood by Clang), with the
-// width chosen by the build target, so that one source serves every machine:
+// The vector type of the `simd` tier: GCC vector extensions (which Clang understands too), with
+// the width chosen by the build target, so that one source serves every machine:
 //   AVX-512 (-march=native here): 16 floats, 32 registers
 //   AVX2 / AVX:                    8 floats, 16 registers
 //   otherwise (SSE2, NEON):        4 floats, 16 registers (32 on 64-bit ARM)
@@ -75,7 +75,7 @@ inline vfloat in_register(vfloat v) {
   return v;
 }
 
-// A lane pattern known at compile time: {f(0), f(1), ..., f(kLanes - 1)}, e.g. shuffle indices.
+// A lane pattern: {f(0), f(1), ..., f(kLanes - 1)}.
 template <class F, int... L>
 constexpr vint lane_pattern(F f, std::integer_sequence<int, L...>) {
   return vint{f(L)...};
@@ -93,20 +93,34 @@ inline vint fresh(int k, int n) {
   return lane_pattern([start](int l) { return start + l; }) >= k * kLanes;
 }
 
-// Result lane l = lane idx[l] of (a, b) seen as one vector of 2 * kLanes lanes.
-inline vfloat shuffle(vfloat a, vfloat b, vint idx) {
-  return __builtin_shuffle(a, b, idx);
+// Result lane l = lane pick(l) of (a, b) seen as one vector of 2 * kLanes lanes, where pick is a
+// lambda without captures, e.g. shuffle(a, b, [](int l) { return 2 * l; }): the lanes must be
+// known at compile time, because Clang's __builtin_shufflevector (also in GCC from 12) takes
+// them as constants. Older GCC has only __builtin_shuffle, which takes them as a vector.
+template <class Pick, int... L>
+vfloat shuffle(vfloat a, vfloat b, Pick pick, std::integer_sequence<int, L...>) {
+#if __has_builtin(__builtin_shufflevector)
+  return __builtin_shufflevector(a, b, pick(L)...);
+#else
+  return __builtin_shuffle(a, b, vint{pick(L)...});
+#endif
 }
-inline vfloat shuffle(vfloat a, vint idx) {
-  return __builtin_shuffle(a, idx);
+template <class Pick>
+vfloat shuffle(vfloat a, vfloat b, Pick pick) {
+  return shuffle(a, b, pick, std::make_integer_sequence<int, kLanes>{});
+}
+// Result lane l = lane pick(l) of a (0 <= pick(l) < kLanes).
+template <class Pick>
+vfloat shuffle(vfloat a, Pick pick) {
+  return shuffle(a, a, pick);
 }
 
 // The sum of all lanes: add each lane's partner kLanes/2 lanes away, then kLanes/4, ..., 1.
 inline float hsum(vfloat v) {
-  if constexpr (kLanes >= 16) v += shuffle(v, lane_pattern([](int l) { return l ^ 8; }));
-  if constexpr (kLanes >= 8) v += shuffle(v, lane_pattern([](int l) { return l ^ 4; }));
-  v += shuffle(v, lane_pattern([](int l) { return l ^ 2; }));
-  v += shuffle(v, lane_pattern([](int l) { return l ^ 1; }));
+  if constexpr (kLanes >= 16) v += shuffle(v, [](int l) { return l ^ 8; });
+  if constexpr (kLanes >= 8) v += shuffle(v, [](int l) { return l ^ 4; });
+  v += shuffle(v, [](int l) { return l ^ 2; });
+  v += shuffle(v, [](int l) { return l ^ 1; });
   return v[0];
 }
 
@@ -114,8 +128,8 @@ inline float hsum(vfloat v) {
 // its partner H lanes away, lanes with bit H set the same for b.
 template <int H>
 vfloat fold(vfloat a, vfloat b) {
-  constexpr vint own = lane_pattern([](int l) { return (l & H) ? kLanes + (l ^ H) : l; });
-  constexpr vint partner = lane_pattern([](int l) { return (l & H) ? kLanes + l : l ^ H; });
+  const auto own = [](int l) { return (l & H) ? kLanes + (l ^ H) : l; };
+  const auto partner = [](int l) { return (l & H) ? kLanes + l : l ^ H; };
   return shuffle(a, b, own) + shuffle(a, b, partner);
 }
 
