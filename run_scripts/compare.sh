@@ -12,7 +12,8 @@
 # PyTorch baseline at 1 and all cores where python3-torch is installed. Each point runs
 # --repeats times (the report takes the median) plus once with --timing for the per-layer plot.
 # Every run is checked with --verify against the serial run of the same batch (and the same
-# tier, for the CPU backends); a mismatch marks the row FAILED and the script exits non-zero.
+# tier, for the CPU backends, with --identical where the bits must match); a mismatch marks the
+# row FAILED and the script exits non-zero.
 # Defaults: the real digits (data/digits), 1 epoch, batches 1,8,32,128, 3 repeats (a few
 # minutes on 2 cores). --full: Fashion-MNIST (60k), 1 epoch, batches 1,32,128.
 set -euo pipefail
@@ -33,7 +34,7 @@ while [[ $# -gt 0 ]]; do
     --out) out=$(realpath -m "$2"); shift 2 ;;
     --no-torch) torch=0; shift ;;
     --full) data="$root/data/fashion" batches="1,32,128"; shift ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -77,14 +78,16 @@ for B in "${batch_list[@]}"; do
   common=(--data "$data" --epochs "$epochs" --batch "$B" --lr "$lr")
   echo "batch $B, lr $lr"
   # The references: one serial run per tier. CPU runs are checked against the serial run of
-  # their own tier (bit-identity shows there); CUDA and PyTorch against the readable tier.
+  # their own tier, with --identical where docs/network.md promises the same bits (serial,
+  # OpenMP, MPI --exact); MPI's allreduce mode, CUDA and PyTorch within tolerance.
   ck() { echo "$out/checkpoints/serial-B$B-$1.ck"; }
   for t in $(tiers "$bin/backend_serial/lenet-serial" | tr , ' '); do
     "$bin/backend_serial/lenet-serial" "${common[@]}" --kernels "$t" --save "$(ck "$t")" --quiet >>"$log"
   done
   verify=(--verify "$(ck ref)")
   for t in $(tiers "$bin/backend_serial/lenet-serial" | tr , ' '); do
-    point "serial $t" "$bin/backend_serial/lenet-serial" "${common[@]}" --verify "$(ck "$t")" --kernels "$t"
+    point "serial $t" "$bin/backend_serial/lenet-serial" "${common[@]}" --verify "$(ck "$t")" \
+      --identical --kernels "$t"
   done
   omp="$bin/backend_openmp/lenet-openmp"
   if [[ -x $omp ]]; then
@@ -93,7 +96,7 @@ for B in "${batch_list[@]}"; do
         [[ $s == layer && $t != ref ]] && continue  # layer supports the readable tier only
         for ((n = 1; n <= max_threads; n *= 2)); do
           point "openmp $s $t, $n threads" env OMP_NUM_THREADS="$n" "$omp" "${common[@]}" --verify "$(ck "$t")" \
-            --kernels "$t" --strategy "$s" --threads "$n"
+            --identical --kernels "$t" --strategy "$s" --threads "$n"
         done
       done
     done
@@ -109,7 +112,8 @@ for B in "${batch_list[@]}"; do
           place=(--map-by core --bind-to core)
           [[ $p -gt $cores ]] && place=(--oversubscribe --bind-to none)
           point "mpi ${mode:-fast} $t, $p ranks" env -u OMP_PLACES -u OMP_PROC_BIND \
-            mpirun -np "$p" "${place[@]}" "$mpi" "${common[@]}" --verify "$(ck "$t")" --kernels "$t" $mode
+            mpirun -np "$p" "${place[@]}" "$mpi" "${common[@]}" --verify "$(ck "$t")" --kernels "$t" \
+            $mode ${mode:+--identical}
         done
       done
     done
