@@ -2,6 +2,10 @@
 # GPU"): backend_cuda's .cu files, unchanged but for the launch syntax (translate.cmake),
 # compiled by the host compiler against a CPU stand-in for the CUDA runtime (include/, runtime.cpp)
 # in which every CUDA thread is a fiber. Needs no nvcc and no GPU; what passes here is EMULATED.
+if(LENET_CUDA STREQUAL "OFF")
+  message(STATUS "lenet: emulated CUDA tests not built: LENET_CUDA=OFF (no CUDA code at all)")
+  return()
+endif()
 if(NOT CMAKE_SYSTEM_NAME STREQUAL "Linux" OR LENET_SANITIZE OR LENET_FUZZ)
   message(STATUS "lenet: emulated CUDA tests not built (they need Linux and no sanitizer: the "
     "fibers switch stacks)")
