@@ -50,7 +50,8 @@ std::unique_ptr<cuda::KernelVersion> make_version(const std::string& name) {
 
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(const CudaOptions& o) : device_(o.device), batch_hint_(o.batch) {
+  explicit CudaBackend(const CudaOptions& o)
+      : device_(o.device), batch_hint_(o.batch), timing_hint_(o.timing) {
     const int n = device_count();
     if (o.device < 0 || o.device >= n) {
       throw Error("--device: " + std::to_string(o.device) +
@@ -90,8 +91,9 @@ class CudaBackend final : public Backend {
         summary_line("GPU memory (GiB)", memory),
         summary_line("CUDA runtime", cuda_version_text(runtime_version_)),
         summary_line("CUDA driver", cuda_version_text(driver_version_)),
-        summary_line("Launches per step", std::to_string(version_->launches_per_step(batch_hint_)) +
-                                              " at batch " + std::to_string(batch_hint_)),
+        summary_line("Launches per step",
+                     std::to_string(version_->launches_per_step(batch_hint_, timing_hint_)) +
+                         " at batch " + std::to_string(batch_hint_)),
     };
     return b;
   }
@@ -211,6 +213,7 @@ class CudaBackend final : public Backend {
 
   int device_;
   int batch_hint_;
+  bool timing_hint_;
   cudaDeviceProp prop_{};
   int runtime_version_ = 0, driver_version_ = 0;
   cudaStream_t stream_ = nullptr;

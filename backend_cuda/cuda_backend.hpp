@@ -15,6 +15,7 @@ struct CudaOptions {
   std::string kernels = "fused";  // v1, v2 or fused
   int device = 0;                 // which GPU (cudaSetDevice numbering)
   int batch = 32;                 // the expected batch size: work space is allocated up front
+  bool timing = false;            // --timing will be on (the summary's launch count)
 };
 
 // The kernel versions, in the order they are explained.

@@ -75,10 +75,11 @@ __device__ T block_sum(T v, T* scratch) {
 template <int kThreads>
 __device__ float tree_sum(float v, float* part) {
   static_assert(kThreads > 0 && (kThreads & (kThreads - 1)) == 0, "a power of two");
-  part[threadIdx.x] = v;
+  const int t = threadIdx.x;
+  part[t] = v;
   __syncthreads();
   for (int stride = kThreads / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) part[threadIdx.x] += part[threadIdx.x + stride];
+    if (t < stride) part[t] += part[t + stride];
     __syncthreads();
   }
   const float total = part[0];

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   };
   spec.create = [&](const lenet::Options& opts) {
     cuda.batch = opts.batch;
+    cuda.timing = opts.timing;
     return lenet::make_cuda_backend(cuda);
   };
   return lenet::run_driver(argc, argv, spec);

@@ -79,7 +79,7 @@ class KernelVersion {
   virtual ~KernelVersion() = default;
   virtual const char* name() const = 0;
   virtual const char* strategy() const = 0;  // a few words for the summary block
-  virtual int launches_per_step(int batch) const = 0;
+  virtual int launches_per_step(int batch, bool timing) const = 0;
 
   // Allocates the work space for steps of up to `batch` samples (grows, never shrinks).
   virtual void reserve(int batch) = 0;

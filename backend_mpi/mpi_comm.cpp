@@ -5,6 +5,10 @@ namespace lenet {
 MpiComm::MpiComm(MPI_Comm comm) : comm_(comm) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  MPI_Comm node;
+  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &node_size_);
+  MPI_Comm_free(&node);
 }
 
 int MpiComm::first_failure(bool ok) {

@@ -18,10 +18,13 @@ class MpiComm final : public Comm {
   int first_failure(bool ok) override;
 
   MPI_Comm handle() const { return comm_; }
+  // The ranks on this rank's node (which share its cores): found once, when all ranks build
+  // their MpiComm together, since it takes a collective call.
+  int node_size() const { return node_size_; }
 
  private:
   MPI_Comm comm_;
-  int rank_ = 0, size_ = 1;
+  int rank_ = 0, size_ = 1, node_size_ = 1;
 };
 
 }  // namespace lenet

@@ -1,23 +1,12 @@
 #include "mpi_options.hpp"
 
-#include <sched.h>
-
 #include <cstdio>
 
 #include "../common/error.hpp"
+#include "../common/threads/cores.hpp"
 #include "mpi_backend.hpp"
 
 namespace lenet {
-namespace {
-
-// The cores this process may run on (its affinity mask, which mpirun sets when it binds).
-int usable_cores() {
-  cpu_set_t set;
-  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
-}
-
-}  // namespace
-
 void add_mpi_options(CLI::App& app, MpiOptions& o) {
   add_tier_option(app, o.tier);
   app.add_option("--threads", o.threads,
@@ -44,13 +33,21 @@ std::unique_ptr<Backend> make_mpi_backend(const MpiOptions& o, const Options& co
   if (o.threads > 1 && provided < MPI_THREAD_FUNNELED) {
     throw Error("--threads: this MPI library allows no threads (MPI_THREAD_FUNNELED)", 2);
   }
-  // Threads that share one core only take turns: say so rather than run slowly in silence.
+  // Threads that share one core only take turns: say so rather than run slowly in silence. The
+  // ranks of one node share its cores. (No collective call here: a rank that failed to load its
+  // data is already waiting in the driver's.)
+  const int node_ranks = comm.node_size();
   const int cores = usable_cores();
   if (comm.rank() == 0 && cores > 0 && o.threads > cores) {
     std::fprintf(stderr,
                  "lenet-mpi: warning: --threads %d but rank 0 may use %d core(s); launch with "
                  "mpirun --bind-to none or --map-by slot:PE=%d\n",
                  o.threads, cores, o.threads);
+  } else if (comm.rank() == 0 && node_ranks * o.threads > static_cast<int>(online_cores())) {
+    std::fprintf(stderr,
+                 "lenet-mpi: warning: %d ranks x %d thread(s) on this node, which has %ld "
+                 "core(s): they will take turns (expect a slower run)\n",
+                 node_ranks, o.threads, online_cores());
   }
   const Mode mode = o.exact ? Mode::kExact : Mode::kAllreduce;
   return std::make_unique<MpiBackend>(o.tier, mode, o.threads, comm.handle());

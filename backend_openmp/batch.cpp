@@ -26,6 +26,7 @@ void OpenMPBackend::train_chunks_in_parallel(int first, int count, float lr) {
   // No more threads than chunks: a thread without a chunk would only wait at the barriers
   // (B = 32 has 2 chunks; a batch of up to 16 samples has one).
   const int team = std::min(threads_, n_chunks);
+  most_working_ = std::max(most_working_, team);
   if (timing_) {
     for (int t = 0; t < team; ++t)
       workers_[t].times = LayerTimes{};

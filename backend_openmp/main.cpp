@@ -29,6 +29,6 @@ int main(int argc, char** argv) {
   lenet::BackendSpec spec;
   spec.program = "lenet-openmp";
   spec.add_options = [&](CLI::App& app) { lenet::add_openmp_options(app, omp); };
-  spec.create = [&](const lenet::Options&) { return lenet::make_openmp_backend(omp); };
+  spec.create = [&](const lenet::Options& o) { return lenet::make_openmp_backend(omp, o); };
   return lenet::run_driver(argc, argv, spec);
 }

@@ -36,6 +36,7 @@ BackendInfo OpenMPBackend::info() const {
   b.kernels = workers_[0].kernels->tier();
   b.strategy = strategy_name(strategy_);
   b.threads = threads_;
+  b.threads_worked = most_working_;
   // Thread placement and the wait policy change the timings, so the summary shows them.
   for (const char* name : {"OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"}) {
     if (const char* value = std::getenv(name)) {

@@ -55,7 +55,8 @@ class OpenMPBackend final : public Backend {
 
   Strategy strategy_;
   int threads_;
-  std::vector<Worker> workers_;                   // one per thread; evaluate() uses them too
+  int most_working_ = 0;         // the largest team a batch had (threads_ unless chunks were fewer)
+  std::vector<Worker> workers_;  // one per thread; evaluate() uses them too
   std::unique_ptr<SampleKernels> layer_kernels_;  // the layer strategy's parallel kernels
   std::vector<ChunkSum> chunks_;                  // grown to the largest batch's chunk count
   ParamVector params_{}, batch_grad_{};

@@ -2,12 +2,17 @@
 
 #include <omp.h>
 
+#include <cstdio>
+
+#include "../common/gradient.hpp"
+#include "../common/threads/cores.hpp"
 #include "openmp_backend.hpp"
 
 namespace lenet {
 
 void add_openmp_options(CLI::App& app, OpenMPOptions& o) {
   add_tier_option(app, o.tier);
+  app.get_option("--kernels")->description("per-sample kernel tier (--strategy layer: ref only)");
   // Recorded while parsing: the App (and its options) is gone when the backend is made.
   app.get_option("--kernels")->each([&o](const std::string&) { o.tier_given = true; });
   // omp_get_max_threads() is OMP_NUM_THREADS when that is set, else the number of cores.
@@ -22,9 +27,29 @@ void add_openmp_options(CLI::App& app, OpenMPOptions& o) {
       ->capture_default_str();
 }
 
-std::unique_ptr<Backend> make_openmp_backend(const OpenMPOptions& o) {
+std::unique_ptr<Backend> make_openmp_backend(const OpenMPOptions& o, const Options& common) {
   const Strategy strategy = o.strategy == "layer" ? Strategy::kLayer : Strategy::kBatch;
-  const std::string tier = strategy == Strategy::kLayer && !o.tier_given ? "ref" : o.tier;
+  std::string tier = o.tier;
+  if (strategy == Strategy::kLayer && !o.tier_given && tier != "ref") {
+    tier = "ref";
+    if (!common.quiet) std::printf("lenet-openmp: --strategy layer runs the ref kernels\n");
+  }
+  // Threads that share a core, or that have no chunk, only wait: say so rather than run slowly
+  // in silence.
+  const int cores = usable_cores();
+  if (cores > 0 && o.threads > cores) {
+    std::fprintf(stderr,
+                 "lenet-openmp: warning: --threads %d but this process may use %d core(s): the "
+                 "threads will take turns (expect a slower run)\n",
+                 o.threads, cores);
+  }
+  const int chunks = (common.batch + kChunk - 1) / kChunk;
+  if (strategy == Strategy::kBatch && o.threads > chunks) {
+    std::fprintf(stderr,
+                 "lenet-openmp: warning: --threads %d but a batch of %d has %d chunk(s) of %d "
+                 "samples: %d thread(s) will work (use a larger --batch or --strategy layer)\n",
+                 o.threads, common.batch, chunks, kChunk, chunks);
+  }
   return std::make_unique<OpenMPBackend>(tier, strategy, o.threads);
 }
 

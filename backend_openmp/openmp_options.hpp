@@ -19,7 +19,8 @@ struct OpenMPOptions {
 void add_openmp_options(CLI::App& app, OpenMPOptions& o);
 
 // The backend the options ask for. The layer strategy runs the ref tier: without --kernels it
-// takes ref, and an explicit other tier is an error (exit code 2), not a silent switch.
-std::unique_ptr<Backend> make_openmp_backend(const OpenMPOptions& o);
+// takes ref and says so, and an explicit other tier is an error (exit code 2). Warns on stderr
+// when threads exceed the usable cores or the batch's chunks (threads without work).
+std::unique_ptr<Backend> make_openmp_backend(const OpenMPOptions& o, const Options& common);
 
 }  // namespace lenet

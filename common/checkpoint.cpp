@@ -85,6 +85,21 @@ void write_file_atomic(const std::string& path, const std::string& bytes) {
   }
 }
 
+void check_writable(const std::string& path, const std::string& flag) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    throw Error(flag + ": " + path + " is a directory, not a file");
+  }
+  // Create (and remove again) the temporary file write_file_atomic() will write: the same
+  // directory, the same permissions, so that a typo fails now and not after an hour of work.
+  const std::string tmp = path + ".tmp";
+  const bool existed = access(tmp.c_str(), F_OK) == 0;
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT, 0644);
+  if (fd < 0) throw Error(flag + ": " + path + ": cannot write: " + std::strerror(errno));
+  close(fd);
+  if (!existed) unlink(tmp.c_str());
+}
+
 void save_checkpoint(const std::string& path, const std::vector<float>& params) {
   Writer w = params_block("LENETCK1", params);
   finish(path, w);

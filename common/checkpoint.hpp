@@ -43,6 +43,10 @@ inline std::vector<float> load_checkpoint(const std::string& path) {
   return read_checkpoint(path).params;
 }
 
+// Throws lenet::Error naming `flag` when `path` cannot be written (no such directory, no
+// permission, a directory): called at start-up for every output, before any work.
+void check_writable(const std::string& path, const std::string& flag);
+
 // Writes `bytes` to `path` through a temporary file + fsync + rename.
 void write_file_atomic(const std::string& path, const std::string& bytes);
 

@@ -10,6 +10,7 @@
 #include "progress.hpp"
 #include "report.hpp"
 #include "rng.hpp"
+#include "verify.hpp"
 
 namespace lenet {
 namespace {
@@ -27,33 +28,13 @@ void collective(Comm& comm, F&& phase) {
     code = e.exit_code();
   } catch (const std::bad_alloc&) {
     message = "out of memory";
+  } catch (const std::exception& e) {
+    message = std::string("unexpected error: ") + e.what();
   }
   const int failed = comm.first_failure(message.empty());
   if (failed < 0) return;
   if (failed == comm.rank()) throw Error(message, code);
   throw Error("", code);  // another rank printed the reason
-}
-
-// Fills r's verification fields from the final parameters and the reference checkpoint.
-void verify_params(RunResult& r, const std::vector<float>& want) {
-  const std::vector<float>& got = r.params;
-  bool identical = true;
-  double max_abs = 0, max_ref = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (got[i] != want[i]) identical = false;
-    max_abs = std::max(max_abs, std::fabs(double(got[i]) - want[i]));
-    max_ref = std::max(max_ref, std::fabs(double(want[i])));
-  }
-  const double max_rel = max_ref > 0 ? max_abs / max_ref : max_abs;
-  char buf[128];
-  std::snprintf(buf, sizeof buf, " (%s, max |diff| %.3g = %.3g of max |param|)",
-                identical ? "bit-identical" : "not bit-identical", max_abs, max_rel);
-  r.verification_detail = buf;
-  r.max_abs_diff = max_abs;
-  r.bit_identical = identical;
-  // Tolerance-equal backends (MPI fast mode, CUDA) stay well inside 1e-4 of the largest
-  // parameter after an epoch; docs/network.md lists which backends are bit-identical.
-  r.verification = max_rel <= 1e-4 ? "SUCCESSFUL" : "UNSUCCESSFUL";
 }
 
 // Refuses to resume a run with other data or options than it was started with.
@@ -122,6 +103,12 @@ class Run {
 
   // Data, the backend and the starting point: any rank may fail here.
   void set_up() {
+    // Outputs first: a typo in a path must not cost the whole run. Only rank 0 writes them.
+    collective(comm_, [&] {
+      if (!root_) return;
+      if (!opts_.save_path.empty()) check_writable(opts_.save_path, "--save");
+      if (!opts_.csv_path.empty()) check_writable(opts_.csv_path, "--csv");
+    });
     std::vector<float> params;
     collective(comm_, [&] {
       const double t0 = now_seconds();
@@ -130,6 +117,7 @@ class Run {
       limit(train_, opts_.train_limit, "--train-limit");
       limit(test_, opts_.test_limit, "--test-limit");
       result_.load_seconds = now_seconds() - t0;
+      result_.start = "seed init";
       if (opts_.save_every > 0 || !opts_.resume_path.empty()) train_crc_ = dataset_crc(train_);
       if (!opts_.resume_path.empty()) {
         Checkpoint ck = read_checkpoint(opts_.resume_path);
@@ -141,9 +129,14 @@ class Run {
         check_resumable(*ck.position, opts_, train_, train_crc_);
         start_ = *ck.position;
         params = std::move(ck.params);
+        result_.start = "resumed from " + opts_.resume_path + " (epoch " +
+                        std::to_string(start_.epoch + 1) + ", step " + std::to_string(start_.step) +
+                        ")";
+      } else if (!opts_.load_path.empty()) {
+        params = load_checkpoint(opts_.load_path);
+        result_.start = "checkpoint " + opts_.load_path;
       } else {
-        params =
-            opts_.load_path.empty() ? init_params(opts_.seed) : load_checkpoint(opts_.load_path);
+        params = init_params(opts_.seed);
       }
       backend_ = spec_.create(opts_);
     });
@@ -189,6 +182,7 @@ class Run {
         const int first = step * opts_.batch;
         const int count = std::min(opts_.batch, train_.count - first);
         backend_->train_batch(first, count, opts_.lr);
+        result_.images_trained += count;
         if ((step + 1) % check_every == 0 && !std::isfinite(backend_->epoch_loss_sum())) {
           diverged(epoch, step + 1);
         }
@@ -255,12 +249,21 @@ class Run {
   int finish() {
     result_.params = backend_->get_params();
     result_.times = backend_->times();
+    // Again, now that the run is over: what the backend measured during it (MPI's compute and
+    // communication per step, whether the ranks agree) is in the info only now.
+    result_.info = backend_->info();
     result_.eval = backend_->evaluate();
     if (!opts_.verify_path.empty()) {
-      collective(comm_, [&] { verify_params(result_, load_checkpoint(opts_.verify_path)); });
+      collective(comm_, [&] {
+        result_.verification =
+            verify_params(result_.params, load_checkpoint(opts_.verify_path), opts_.identical);
+      });
+      if (say_) print_verification(*result_.verification);
     }
     if (root_) {
-      if (opts_.timing) std::printf("%s", timing_table(result_.times, opts_.epochs).c_str());
+      if (opts_.timing && !opts_.quiet) {
+        std::printf("%s", timing_table(result_.times, result_.epochs_trained()).c_str());
+      }
       std::printf("%s", summary_block(result_).c_str());
       std::fflush(stdout);
     }
@@ -278,7 +281,21 @@ class Run {
       }
       if (!opts_.csv_path.empty()) append_csv(opts_.csv_path, result_);
     });
-    return result_.verification == "UNSUCCESSFUL" ? 1 : 0;
+    return result_.verification && !result_.verification->successful() ? 1 : 0;
+  }
+
+  // One line per tensor, as the tests print them: which tensor is how close.
+  void print_verification(const Verification& v) const {
+    std::printf(
+        "\nVerification against %s (tolerance per tensor: %.0e x max|ref| + %.0e x |ref|%s)\n",
+        opts_.verify_path.c_str(), kVerifyAtolScale, kVerifyRtol,
+        opts_.identical ? "; --identical: bits must match" : "");
+    for (const TensorComparison& t : v.tensors) {
+      const char* verdict = t.c.identical()                    ? "identical"
+                            : opts_.identical || !t.c.passed() ? "DIFFERS"
+                                                               : "close";
+      std::printf("  %-3s %-9s %s\n", t.name.c_str(), verdict, describe(t.c).c_str());
+    }
   }
 
   const BackendSpec& spec_;
@@ -304,6 +321,12 @@ int run_driver(int argc, char** argv, const BackendSpec& spec) {
   } catch (const Error& e) {
     if (*e.what()) std::fprintf(stderr, "%s: error: %s\n", spec.program.c_str(), e.what());
     return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: error: out of memory\n", spec.program.c_str());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: unexpected error: %s\n", spec.program.c_str(), e.what());
+    return 1;
   }
 }
 

@@ -41,6 +41,15 @@ constexpr int kB3 = kW3 + kW3Size;
 constexpr int kParamCount = kB3 + kB3Size;
 static_assert(kParamCount == 2343, "the spec's parameter count");
 
+// The same layout as a list, for code that walks the tensors one by one (e.g. --verify).
+struct ParamTensor {
+  const char* name;
+  int offset, size;
+};
+constexpr ParamTensor kParamTensors[] = {{"W1", kW1, kW1Size}, {"b1", kB1, kB1Size},
+                                         {"W2", kW2, kW2Size}, {"b2", kB2, kB2Size},
+                                         {"W3", kW3, kW3Size}, {"b3", kB3, kB3Size}};
+
 // FLOP of one training sample (forward + backward: 2 per multiply-add plus the element-wise
 // work), for GFLOP/s figures; docs/performance.md derives it.
 constexpr double kFlopsPerSample = 401614.0;

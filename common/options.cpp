@@ -36,7 +36,11 @@ void add_common_options(CLI::App& app, Options& o) {
   app.add_option("--resume", o.resume_path,
                  "continue the interrupted run whose --save-every checkpoint this is");
   app.add_option("--verify", o.verify_path,
-                 "compare the final parameters with this checkpoint (e.g. serial's)");
+                 "compare the final parameters with this checkpoint (e.g. serial's), tensor by "
+                 "tensor within float32 rounding; exit 1 if they differ more");
+  app.add_flag("--identical", o.identical,
+               "with --verify: require bit-identical parameters (the CPU backends at the same "
+               "--kernels tier, built by the same compiler; MPI only with --exact)");
   app.add_option("--csv", o.csv_path, "append one row describing this run to a CSV file");
   app.add_flag("--timing", o.timing, "time each layer's forward and backward pass");
   app.add_flag("--quiet", o.quiet, "print only the summary block");
@@ -57,6 +61,9 @@ void check_options(const Options& o) {
   }
   if (!o.resume_path.empty() && !o.load_path.empty()) {
     throw Error("--resume: cannot be combined with --load (a resumed run starts where it stopped)");
+  }
+  if (o.identical && o.verify_path.empty()) {
+    throw Error("--identical: needs --verify FILE (the checkpoint to match bit for bit)");
   }
   if (!std::isfinite(o.lr) || o.lr <= 0) {
     throw Error("--lr: must be a finite number > 0, got " + std::to_string(o.lr));

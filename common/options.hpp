@@ -22,6 +22,7 @@ struct Options {
   std::string resume_path;  // continue an interrupted run from a LENETCK2 checkpoint
   int save_every = 0;       // write a LENETCK2 checkpoint to save_path every N steps
   std::string verify_path;  // compare the final parameters with this checkpoint
+  bool identical = false;   // with verify_path: require the same bits, not only closeness
   std::string csv_path;
   bool timing = false;
   bool quiet = false;

@@ -62,12 +62,21 @@ uint32_t param_crc32(const std::vector<float>& params) {
       crc32(0L, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size())));
 }
 
+double RunResult::epochs_trained() const {
+  return train_images > 0 ? double(images_trained) / train_images : 0.0;
+}
+
 double RunResult::seconds_per_epoch() const {
-  return opts.epochs > 0 ? train_seconds / opts.epochs : 0.0;
+  return images_trained > 0 ? train_seconds / epochs_trained() : 0.0;
 }
 
 double RunResult::images_per_second() const {
-  return train_seconds > 0 ? double(train_images) * opts.epochs / train_seconds : 0.0;
+  return train_seconds > 0 ? double(images_trained) / train_seconds : 0.0;
+}
+
+std::string RunResult::verification_status() const {
+  if (!verification) return "NOT PERFORMED";
+  return verification->successful() ? "SUCCESSFUL" : "UNSUCCESSFUL";
 }
 
 std::string summary_block(const RunResult& r) {
@@ -82,7 +91,10 @@ std::string summary_block(const RunResult& r) {
   line("Backend", b.name);
   line("Kernels", b.kernels);
   line("Strategy", b.strategy);
-  line("Threads", std::to_string(b.threads));
+  line("Threads", b.threads_worked > 0 && b.threads_worked < b.threads
+                      ? std::to_string(b.threads) + " asked, " + std::to_string(b.threads_worked) +
+                            " had work (the rest waited: too few chunks per batch)"
+                      : std::to_string(b.threads));
   line("Ranks", std::to_string(b.ranks));
   line("Device", b.device);
   for (const std::string& kv : b.extra)
@@ -90,12 +102,15 @@ std::string summary_block(const RunResult& r) {
   line("Data", r.opts.data_dir);
   line("Train images", std::to_string(r.train_images));
   line("Test images", std::to_string(r.test_images));
-  line("Epochs", std::to_string(r.opts.epochs));
+  line("Epochs", r.images_trained == static_cast<long long>(r.train_images) * r.opts.epochs
+                     ? std::to_string(r.opts.epochs)
+                     : std::to_string(r.opts.epochs) +
+                           fmt(" (%.2f trained by this run)", r.epochs_trained()));
   line("Batch", std::to_string(r.opts.batch));
   line("Learning rate", fmt("%g", r.opts.lr));
   line("Seed", std::to_string(r.opts.seed));
   line("Shuffle", r.opts.shuffle ? "yes" : "no");
-  line("Start", r.opts.load_path.empty() ? "seed init" : "checkpoint " + r.opts.load_path);
+  line("Start", r.start);
   line("Load time (s)", fmt("%.3f", r.load_seconds));
   line("Time per epoch (s)", fmt("%.4f", r.seconds_per_epoch()));
   line("Images per second", fmt("%.0f", r.images_per_second()));
@@ -106,7 +121,8 @@ std::string summary_block(const RunResult& r) {
   line("Test accuracy (%)", fmt("%.2f", accuracy_percent(r.eval)));
   line("Param checksum", fmt("%.10e", param_checksum(r.params)));
   line("Param CRC-32", hex32(param_crc32(r.params)));
-  line("Verification", r.verification + r.verification_detail);
+  line("Verification",
+       r.verification_status() + (r.verification ? r.verification->summary() : std::string()));
   line("Version", LENET_VERSION);
   line("Build", LENET_BUILD);
   out << " ========================================================================\n";
@@ -141,21 +157,22 @@ void append_csv(const std::string& path, const RunResult& r) {
       << fmt("%.4f", accuracy_percent(r.eval)) << ',' << fmt("%.6f", test_loss(r.eval)) << ','
       << fmt("%.6f", r.final_loss) << ',' << fmt("%.6f", r.times.comm) << ','
       << fmt("%.10e", param_checksum(r.params)) << ',' << hex32(param_crc32(r.params)) << ','
-      << r.verification << ',' << (r.max_abs_diff < 0 ? "" : fmt("%.3e", r.max_abs_diff)) << ','
-      << (r.max_abs_diff < 0 ? ""
-          : r.bit_identical  ? "yes"
-                             : "no");
+      << r.verification_status() << ','
+      << (r.verification ? fmt("%.3e", r.verification->max_abs()) : "") << ','
+      << (!r.verification             ? ""
+          : r.verification->identical ? "yes"
+                                      : "no");
   // Per-layer seconds per epoch (0 unless --timing).
   const LayerTimes& t = r.times;
   for (double s : {t.c1_forward, t.s1_forward, t.f_forward, t.f_backward, t.s1_backward,
                    t.c1_backward, t.reduce, t.update}) {
-    row << ',' << fmt("%.6f", r.opts.epochs > 0 ? s / r.opts.epochs : 0.0);
+    row << ',' << fmt("%.6f", r.images_trained > 0 ? s / r.epochs_trained() : 0.0);
   }
   row << '\n';
   write_file_atomic(path, existing + row.str());
 }
 
-std::string timing_table(const LayerTimes& t, int epochs) {
+std::string timing_table(const LayerTimes& t, double epochs) {
   std::ostringstream out;
   const double total = t.total();
   auto row = [&](const char* name, double s) {

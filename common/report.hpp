@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend.hpp"
 #include "options.hpp"
+#include "verify.hpp"
 
 namespace lenet {
 
@@ -21,16 +23,19 @@ struct RunResult {
   Options opts;
   int train_images = 0, test_images = 0;
   double load_seconds = 0;
-  double train_seconds = 0;  // all epochs, training loop only
+  double train_seconds = 0;  // the epochs this run trained, training loop only
   double final_loss = 0;     // mean training loss of the last epoch
   LayerTimes times;          // the backend's timers (communication is always measured)
   EvalResult eval;
   std::vector<float> params;
-  std::string verification = "NOT PERFORMED";  // SUCCESSFUL / UNSUCCESSFUL / NOT PERFORMED
-  std::string verification_detail;
-  double max_abs_diff = -1;  // vs the --verify checkpoint; -1 when not performed
-  bool bit_identical = false;
+  std::optional<Verification> verification;  // with --verify only
+  long long images_trained = 0;  // by this run: fewer than epochs x images when it resumed
+  std::string start;             // where the parameters came from: "seed init", "checkpoint F", ...
 
+  // SUCCESSFUL, UNSUCCESSFUL or NOT PERFORMED.
+  std::string verification_status() const;
+
+  double epochs_trained() const;  // images_trained in epochs, e.g. 1.5 after a resume
   double seconds_per_epoch() const;
   double images_per_second() const;
 };
@@ -38,6 +43,6 @@ struct RunResult {
 std::string summary_block(const RunResult& r);
 // Appends one row (with a header when the file is new), rewriting the file atomically.
 void append_csv(const std::string& path, const RunResult& r);
-std::string timing_table(const LayerTimes& t, int epochs);
+std::string timing_table(const LayerTimes& t, double epochs);
 
 }  // namespace lenet

@@ -38,14 +38,42 @@ torch=0
 # Kernels loaded before training, not at their first launch inside the timed epoch.
 export CUDA_MODULE_LOADING=EAGER
 failed=0
-point() {  # point LABEL COMMAND...: --repeats timed runs appended to runs.csv
-  local label=$1
+# outcome COMMAND...: runs it, its output to the log; prints ok, unverified (it ran, but its
+# parameters failed --verify: exit 1 and "Verification = UNSUCCESSFUL") or failed.
+outcome() {
+  local text status=0
+  text=$("$@" 2>&1) || status=$?
+  printf '%s\n' "$text" >>"$log"
+  if [[ $status -eq 0 ]]; then
+    echo ok
+  elif [[ $status -eq 1 ]] && grep -q "Verification *= UNSUCCESSFUL" <<<"$text"; then
+    echo unverified
+  else
+    echo failed
+  fi
+}
+# point LABEL COMMAND...: one run with --verify that is not timed (it also loads the kernels and
+# warms up), then --repeats timed runs appended to runs.csv. A failed verification is reported,
+# and the timing is still taken (the report marks the configuration FAILED); a run that crashes
+# ends the point.
+point() {
+  local label=$1 verified r
   shift
   printf '  %-28s' "$label"
+  verified=$(outcome "$@" --verify "$ck" --quiet)
+  [[ $verified == ok ]] || failed=1
+  if [[ $verified == failed ]]; then
+    echo " FAILED (see $log)"
+    return
+  fi
   for ((r = 0; r < repeats; r++)); do
-    "$@" --csv "$runs" --quiet >>"$log" 2>&1 || { echo " FAILED (see $log)"; failed=1; return; }
+    if [[ $(outcome "$@" --verify "$ck" --csv "$runs" --quiet) == failed ]]; then
+      echo " FAILED (see $log)"
+      return
+    fi
   done
-  echo " $(tail -n 1 "$runs" | awk -F, '{printf "%.4f s/epoch", $14}')"
+  echo " $(tail -n 1 "$runs" | awk -F, '{printf "%.4f s/epoch", $14}')," \
+    "$([[ $verified == ok ]] && echo verified || echo "VERIFICATION FAILED")"
 }
 
 IFS=',' read -ra batch_list <<<"$batches"
@@ -57,17 +85,25 @@ for B in "${batch_list[@]}"; do
   "$serial" "${common[@]}" --kernels ref --save "$ck" --quiet >>"$log"
   point "serial ref (the baseline)" "$serial" "${common[@]}" --kernels ref
   for v in v1 v2 fused; do
-    point "cuda $v" "$cuda" "${common[@]}" --device "$device" --kernels "$v" --verify "$ck"
+    point "cuda $v" "$cuda" "${common[@]}" --device "$device" --kernels "$v"
   done
   if [[ $torch -eq 1 ]]; then
     point "pytorch cuda" python3 "$root/run_scripts/torch_baseline.py" "${common[@]}" \
-      --device cuda --verify "$ck"
+      --device cuda
   else
     echo "  pytorch cuda: skipped (python3 cannot import torch with CUDA)"
   fi
 done
 
+# The report exits 1 when a run failed verification, after writing summary.md; any other
+# failure leaves no summary behind, and then this says so.
+rm -f "$out/summary.md"
 python3 "$root/run_scripts/compare_report.py" --runs "$runs" --out "$out" \
-  --title "$(basename "$data"), GPU $device" >/dev/null || failed=1
-say "wrote $out/summary.md and runs.csv"
+  --title "$(basename "$data"), GPU $device" >>"$log" 2>&1 || failed=1
+if [[ -s $out/summary.md ]]; then
+  say "wrote $out/summary.md and runs.csv"
+else
+  say "error: the report step failed (see $log); the timings are in $runs"
+  failed=1
+fi
 exit $failed

@@ -36,7 +36,7 @@ void check_one_step_vectors(const BackendFactory& make) {
     b->train_batch(0, B, 0.5f);
     const std::vector<float> loss{static_cast<float>(b->epoch_loss_sum() / B)};
     CHECK(close_enough(name + ".loss", loss, v.f32(name + ".loss"), kStepRtol));
-    CHECK(close_enough(name + ".params", b->get_params(), v.f32(name + ".params"), kStepRtol));
+    CHECK(params_close(name + ".params", b->get_params(), v.f32(name + ".params"), kStepRtol));
   }
 }
 
@@ -67,7 +67,7 @@ void check_trajectory_vectors(const BackendFactory& make) {
     }
   }
   CHECK(close_enough("traj.loss", losses, ref_loss, kTrajectoryRtol));
-  CHECK(close_enough("traj.params", b->get_params(), v.f32("traj.params"), kTrajectoryRtol));
+  CHECK(params_close("traj.params", b->get_params(), v.f32("traj.params"), kTrajectoryRtol));
   const EvalResult e = b->evaluate();
   CHECK(e.count == vector_test().count);
   CHECK(e.correct == v.i32("traj.test.correct")[0]);

@@ -58,4 +58,15 @@ expect "resume from a v1 checkpoint" "no training position" "${run[@]}" --data "
 expect "save-every without save" "--save-every" "${run[@]}" --data "$data" --save-every 10
 expect "resume and load together" "--resume" "${run[@]}" --data "$data" --resume "$tmp/ck.v1" --load "$tmp/ck.v1"
 
+# Outputs are checked before any work: no epoch may run when the --save or --csv path is bad.
+for flag in --save --csv; do
+  expect "$flag into a missing directory" "$flag: $tmp/none/out" \
+    "${run[@]}" --data "$data" --epochs 20 "$flag" "$tmp/none/out"
+  if grep -q "^epoch" "$tmp/out"; then
+    echo "FAIL $flag into a missing directory: it trained first"
+    failures=$((failures + 1))
+  fi
+done
+expect "--save to a directory" "is a directory" "${run[@]}" --data "$data" --save "$tmp"
+
 report

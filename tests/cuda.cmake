@@ -21,3 +21,9 @@ add_test(NAME "cli: lenet-cuda trains each kernel version, verified against seri
 set_tests_properties("cli: lenet-cuda without a GPU says so in one line"
   "cli: lenet-cuda trains each kernel version, verified against serial"
   PROPERTIES LABELS "cuda;cli" SKIP_RETURN_CODE 77)
+
+# One CUDA runtime on the link line, the static one (backend_cuda/CMakeLists.txt): lenet-cuda
+# must not depend on libcudart.so.
+add_test(NAME "cuda: lenet-cuda links the static CUDA runtime only"
+  COMMAND bash -c "ldd \"$0\" >/dev/null && ! ldd \"$0\" | grep libcudart" $<TARGET_FILE:lenet-cuda>)
+set_tests_properties("cuda: lenet-cuda links the static CUDA runtime only" PROPERTIES LABELS "cuda")

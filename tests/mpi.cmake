@@ -12,6 +12,16 @@ foreach(tag vectors allreduce exact hybrid)
     COMMAND ${_mpirun} $<TARGET_FILE:lenet_mpi_tests> "[${tag}]")
   list(APPEND _mpi_tests "mpi: [${tag}] on 2 ranks")
 endforeach()
+# --exact claims any rank count: 3 and 4 ranks (oversubscribed on 2 cores), where the tests'
+# batches of 7 and 32 do not divide evenly and the last batch of 128 images at B = 7 (2 samples)
+# is smaller than the rank count.
+foreach(ranks 3 4)
+  add_test(NAME "mpi: [exact][allreduce] on ${ranks} ranks"
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
+            mpirun -np ${ranks} --oversubscribe --bind-to none
+            $<TARGET_FILE:lenet_mpi_tests> "[exact],[allreduce]")
+  list(APPEND _mpi_tests "mpi: [exact][allreduce] on ${ranks} ranks")
+endforeach()
 
 # The command line's errors through the real executable, as for lenet-serial (-q: mpirun adds
 # no text of its own to the one error line).

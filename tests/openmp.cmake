@@ -24,3 +24,9 @@ add_test(NAME "cli: lenet-openmp rejects bad input"
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cli_errors.sh $<TARGET_FILE:lenet-openmp>
           ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
 set_tests_properties("cli: lenet-openmp rejects bad input" PROPERTIES LABELS "openmp;cli")
+
+add_test(NAME "summary: lenet-openmp"
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/summary.sh $<TARGET_FILE:lenet-openmp>
+          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
+set_tests_properties("summary: lenet-openmp" PROPERTIES LABELS "openmp;summary"
+  ENVIRONMENT "OMP_WAIT_POLICY=passive")

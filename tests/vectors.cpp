@@ -8,6 +8,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "../common/compare.hpp"
+#include "../common/network.hpp"
+
 namespace lenet::test {
 
 const Vectors& Vectors::shared() {
@@ -107,21 +110,28 @@ bool close_enough(const std::string& name, const std::vector<float>& got,
   }
   double max_ref = 0;
   for (float w : want)
-    max_ref = std::max(max_ref, std::fabs(double(w)));
+    if (std::isfinite(w)) max_ref = std::max(max_ref, std::fabs(double(w)));
   // The absolute floor keeps values near zero (where relative error means nothing) from failing
   // on rounding noise, while staying 100x below the tensor's scale.
-  const double atol = rtol * max_ref * 0.01;
-  double max_abs = 0, max_rel = 0, worst = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double diff = std::fabs(double(got[i]) - want[i]);
-    const double tol = atol + rtol * std::fabs(double(want[i]));
-    max_abs = std::max(max_abs, diff);
-    if (want[i] != 0) max_rel = std::max(max_rel, diff / std::fabs(double(want[i])));
-    worst = std::max(worst, tol > 0 ? diff / tol : (diff > 0 ? INFINITY : 0));
+  const Comparison c = compare(got.data(), want.data(), got.size(), rtol * max_ref * 0.01, rtol);
+  std::printf("%s %-22s %s, rtol %.0e\n", c.passed() ? "OK  " : "FAIL", name.c_str(),
+              describe(c).c_str(), rtol);
+  return c.passed();
+}
+
+bool params_close(const std::string& name, const std::vector<float>& got,
+                  const std::vector<float>& want, double rtol) {
+  if (got.size() != kParamCount || want.size() != kParamCount) {
+    std::printf("FAIL %s: %zu and %zu values, expected %d\n", name.c_str(), got.size(), want.size(),
+                kParamCount);
+    return false;
   }
-  const bool ok = worst <= 1.0;
-  std::printf("%s %-22s max_abs %.2e max_rel %.2e (%.0f%% of tol, rtol %.0e)\n",
-              ok ? "OK  " : "FAIL", name.c_str(), max_abs, max_rel, 100 * worst, rtol);
+  bool ok = true;
+  for (const TensorComparison& t : compare_params(got, want, rtol, rtol * 0.01)) {
+    std::printf("%s %-22s %s, rtol %.0e\n", t.c.passed() ? "OK  " : "FAIL",
+                (name + "." + t.name).c_str(), describe(t.c).c_str(), rtol);
+    ok = ok && t.c.passed();
+  }
   return ok;
 }
 

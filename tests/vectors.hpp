@@ -32,7 +32,13 @@ class Vectors {
 // Compares `got` with the reference `want` element-wise with the tolerance
 //   |got - want| <= atol + rtol * |want|,  atol = rtol * max|want| * 0.01,
 // prints one line "OK name max_abs ... max_rel ... (x% of tol)" and returns whether it passed.
+// A NaN or infinity on either side fails (common/compare.hpp).
 bool close_enough(const std::string& name, const std::vector<float>& got,
+                  const std::vector<float>& want, double rtol);
+
+// The same for a parameter vector, tensor by tensor (W1 ... b3), each with its own absolute
+// floor, so that a wrong update to a small tensor such as b2 is not hidden by W3's scale.
+bool params_close(const std::string& name, const std::vector<float>& got,
                   const std::vector<float>& want, double rtol);
 
 }  // namespace lenet::test

@@ -247,4 +247,10 @@ void set_cursor(int* cursor, int value, cudaStream_t stream) {
   CUDA_CHECK_LAUNCH();
 }
 
+void load_step_kernels() {
+  cudaFuncAttributes attributes;  // asking for them loads the kernel
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, train_kernel));
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, reduce_update_kernel));
+}
+
 }  // namespace lenet::cuda::fused

@@ -27,4 +27,9 @@ void forward(const float* params, const Samples& b, float* loss, int* hit, cudaS
 // *cursor = value, as a kernel argument: no host-device copy.
 void set_cursor(int* cursor, int value, cudaStream_t stream);
 
+// Loads train's and reduce_update's kernels, so that a stream capture never has to: with lazy
+// loading (the default since CUDA 12.2) a kernel is loaded at its first launch, and drivers
+// before CUDA 12.3 may fail to do that inside a capture.
+void load_step_kernels();
+
 }  // namespace lenet::cuda::fused

@@ -9,6 +9,10 @@
 #include "../device_buffer.hpp"
 #include "kernels.hpp"
 
+#if CUDART_VERSION < 12000
+#error "lenet-cuda needs CUDA 12 or newer: cudaGraphInstantiate(exec, graph, flags) below"
+#endif
+
 namespace lenet::cuda {
 namespace {
 
@@ -40,7 +44,10 @@ class Fused final : public KernelVersion {
 
   const char* name() const override { return "fused"; }
   const char* strategy() const override { return "one block per sample"; }
-  int launches_per_step(int batch) const override { return batch == 1 ? 1 : 2; }
+  // At B = 1 one graph launch, except with --timing, which times the two kernels themselves.
+  int launches_per_step(int batch, bool timing) const override {
+    return batch == 1 && !timing ? 1 : 2;
+  }
 
   void reserve(int batch) override {
     if (static_cast<size_t>(batch) * kParamCount > grads_.size()) {
@@ -92,18 +99,40 @@ class Fused final : public KernelVersion {
     if (!graph_ || key != key_) {
       if (graph_) CUDA_CHECK(cudaGraphExecDestroy(graph_));
       graph_ = nullptr;
-      cudaGraph_t graph;
-      CUDA_CHECK(cudaStreamBeginCapture(d.stream, cudaStreamCaptureModeThreadLocal));
-      fused::train(d.params, b, grads_.get(), loss_.get(), nullptr, d.stream);
-      fused::reduce_update(d.params, grads_.get(), loss_.get(), 1, scale, d.epoch, cursor_.get(),
-                           d.stream);
-      CUDA_CHECK(cudaStreamEndCapture(d.stream, &graph));
+      if (!loaded_) fused::load_step_kernels();
+      loaded_ = true;
+      const cudaGraph_t graph = capture(
+          [&] {
+            fused::train(d.params, b, grads_.get(), loss_.get(), nullptr, d.stream);
+            fused::reduce_update(d.params, grads_.get(), loss_.get(), 1, scale, d.epoch,
+                                 cursor_.get(), d.stream);
+          },
+          d.stream);
       const cudaError_t err = cudaGraphInstantiate(&graph_, graph, 0);
       CUDA_CHECK(cudaGraphDestroy(graph));
       CUDA_CHECK(err);
       key_ = key;
     }
     CUDA_CHECK(cudaGraphLaunch(graph_, d.stream));
+  }
+
+  // The graph of what `launches` issues to `stream`. If any of it fails, the capture is ended
+  // before the error goes on: a stream left capturing would fail every later call on it, and
+  // those errors would hide this one.
+  template <class Launches>
+  static cudaGraph_t capture(Launches launches, cudaStream_t stream) {
+    CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    try {
+      launches();
+    } catch (...) {
+      cudaGraph_t partial = nullptr;
+      if (cudaStreamEndCapture(stream, &partial) == cudaSuccess) cudaGraphDestroy(partial);
+      cudaGetLastError();  // the capture's own error: the one to report is on its way
+      throw;
+    }
+    cudaGraph_t graph = nullptr;
+    CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    return graph;
   }
 
   // The per-sample kernel was timed as one interval under c1_forward; its phases' clock cycles
@@ -136,6 +165,7 @@ class Fused final : public KernelVersion {
   DeviceBuffer<unsigned long long> cycles_;  // clock cycles per phase, for --timing
   int next_first_ = -1;                      // the cursor's value after the queued steps
   cudaGraphExec_t graph_ = nullptr;          // the captured B = 1 step
+  bool loaded_ = false;                      // load_step_kernels has run
   GraphKey key_;
 };
 

@@ -13,7 +13,7 @@ class V1 final : public KernelVersion {
 
   const char* name() const override { return "v1"; }
   const char* strategy() const override { return "per-sample launches"; }
-  int launches_per_step(int batch) const override { return 8 * batch + 2; }
+  int launches_per_step(int batch, bool) const override { return 8 * batch + 2; }
   void reserve(int) override {}  // one sample's buffers serve any batch
 
   void train_step(const DeviceData& d, int first, int count, float lr) override {

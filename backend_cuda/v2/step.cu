@@ -17,7 +17,7 @@ class V2 final : public KernelVersion {
  public:
   const char* name() const override { return "v2"; }
   const char* strategy() const override { return "batched layers"; }
-  int launches_per_step(int) const override { return 9; }
+  int launches_per_step(int, bool) const override { return 9; }
 
   void reserve(int batch) override {
     const size_t n = std::max(batch, kEvalChunk);

@@ -1,0 +1,15 @@
+// The main of the emulated CUDA tests: it says, before anything else, that what follows runs on
+// the CPU emulation (tests/cuda_emu/), not on a GPU.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#include <cstdio>
+
+#include "cuda_emu_control.hpp"
+
+int main(int argc, char** argv) {
+  std::printf(
+      "EMULATED: CUDA kernels on the CPU (tests/cuda_emu), schedule seed %llu; not a GPU "
+      "run\n",
+      cuda_emu::schedule_seed());
+  return Catch::Session().run(argc, argv);
+}
