@@ -57,8 +57,8 @@ std::string format(const char* f, double x) {
 
 }  // namespace
 
-MpiBackend::MpiBackend(const std::string& tier, Mode mode, int threads, MPI_Comm comm)
-    : mode_(mode), threads_(threads), comm_(comm), grad_(kParamCount + 1) {
+MpiBackend::MpiBackend(const std::string& tier, Mode mode, int threads, MPI_Comm comm, int hosts)
+    : mode_(mode), threads_(threads), comm_(comm), hosts_(hosts), grad_(kParamCount + 1) {
   if (threads < 1) throw Error("--threads: must be at least 1, got " + std::to_string(threads), 2);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &ranks_);
@@ -80,6 +80,7 @@ BackendInfo MpiBackend::info() const {
   b.strategy = mode_ == Mode::kExact ? "exact" : "allreduce";
   b.threads = threads_;
   b.ranks = ranks_;
+  b.hosts = hosts_;
   add_line(b, "MPI library", library_version());
   add_line(b, "Message per step",
            mode_ == Mode::kExact

@@ -32,7 +32,8 @@ class MpiBackend final : public Backend {
  public:
   // Throws lenet::Error (exit code 2) when the OpenMP runtime gives fewer than `threads`
   // threads.
-  MpiBackend(const std::string& tier, Mode mode, int threads, MPI_Comm comm);
+  // `hosts`: how many hosts the ranks run on, for the report (MpiComm::hosts()).
+  MpiBackend(const std::string& tier, Mode mode, int threads, MPI_Comm comm, int hosts = 1);
   ~MpiBackend() override;
 
   BackendInfo info() const override;
@@ -67,6 +68,7 @@ class MpiBackend final : public Backend {
   const Mode mode_;
   const int threads_;
   const MPI_Comm comm_;
+  const int hosts_;
   int rank_ = 0, ranks_ = 1;
   MPI_Datatype chunk_type_;  // one ChunkSum as bytes: a row of the exact mode's gather
 

@@ -21,10 +21,12 @@ class MpiComm final : public Comm {
   // The ranks on this rank's node (which share its cores): found once, when all ranks build
   // their MpiComm together, since it takes a collective call.
   int node_size() const { return node_size_; }
+  // The distinct host names (MPI_Get_processor_name) of all ranks: found once, with node_size.
+  int hosts() const { return hosts_; }
 
  private:
   MPI_Comm comm_;
-  int rank_ = 0, size_ = 1, node_size_ = 1;
+  int rank_ = 0, size_ = 1, node_size_ = 1, hosts_ = 1;
 };
 
 }  // namespace lenet

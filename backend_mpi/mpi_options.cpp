@@ -50,7 +50,7 @@ std::unique_ptr<Backend> make_mpi_backend(const MpiOptions& o, const Options& co
                  node_ranks, o.threads, online_cores());
   }
   const Mode mode = o.exact ? Mode::kExact : Mode::kAllreduce;
-  return std::make_unique<MpiBackend>(o.tier, mode, o.threads, comm.handle());
+  return std::make_unique<MpiBackend>(o.tier, mode, o.threads, comm.handle(), comm.hosts());
 }
 
 }  // namespace lenet

@@ -25,6 +25,7 @@ struct BackendInfo {
   int threads = 1;         // threads per process, as asked for
   int threads_worked = 0;  // the most that had work at once, when fewer than `threads`
   int ranks = 1;           // processes
+  int hosts = 1;           // distinct host names the processes ran on
   std::string device = "cpu";
   std::vector<std::string> extra;  // more "Key = value" lines for the summary (MPI, CUDA, ...)
 };

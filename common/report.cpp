@@ -1,8 +1,10 @@
 #include "report.hpp"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -39,6 +41,19 @@ double accuracy_percent(const EvalResult& e) {
 
 double test_loss(const EvalResult& e) {
   return e.count ? e.loss_sum / e.count : 0.0;
+}
+
+// Where a run ran, for its CSV row: this host's name, and a variable of the Slurm job ("" outside
+// one).
+std::string host_name() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+std::string env_or_empty(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
 }
 
 }  // namespace
@@ -142,7 +157,7 @@ void append_csv(const std::string& path, const RunResult& r) {
            "train_images,test_images,seconds_per_epoch,images_per_s,gflops,test_accuracy,"
            "test_loss,final_loss,comm_seconds,checksum,param_crc32,verification,max_abs_diff,"
            "bit_identical,c1_forward,s1_forward,f_forward,f_backward,s1_backward,c1_backward,"
-           "reduce,update\n";
+           "reduce,update,host,slurm_job_id,slurm_nnodes,hosts\n";
   }
   const std::time_t now = std::time(nullptr);
   char stamp[32];
@@ -168,7 +183,9 @@ void append_csv(const std::string& path, const RunResult& r) {
                    t.c1_backward, t.reduce, t.update}) {
     row << ',' << fmt("%.6f", r.images_trained > 0 ? s / r.epochs_trained() : 0.0);
   }
-  row << '\n';
+  // Where: rank 0's host, the Slurm job and its node count, the hosts the ranks ran on.
+  row << ',' << host_name() << ',' << env_or_empty("SLURM_JOB_ID") << ','
+      << env_or_empty("SLURM_JOB_NUM_NODES") << ',' << b.hosts << '\n';
   write_file_atomic(path, existing + row.str());
 }
 

@@ -22,7 +22,7 @@ done
 
 # What the build, the tests and the scripts use (README: "Packages").
 packages=(cmake g++ make zlib1g-dev libcli11-dev catch2 libopenmpi-dev openmpi-bin
-          libbenchmark-dev python3-matplotlib nodejs npm)
+          libbenchmark-dev python3-matplotlib nodejs npm slurmctld slurmd slurm-client munge)
 
 if [[ $install -eq 1 ]]; then
   missing=()

@@ -197,13 +197,15 @@ def main():
                   "train_images,test_images,seconds_per_epoch,images_per_s,gflops,test_accuracy,"
                   "test_loss,final_loss,comm_seconds,checksum,param_crc32,verification,max_abs_diff,"
                   "bit_identical,c1_forward,s1_forward,f_forward,f_backward,s1_backward,"
-                  "c1_backward,reduce,update\n")
+                  "c1_backward,reduce,update,host,slurm_job_id,slurm_nnodes,hosts\n")
         stamp = datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ")
         row = (f"{stamp},pytorch,torch-{torch.__version__},eager,{a.threads},1,\"{device}\","
                f"{a.batch},{a.lr:g},{a.seed},{a.epochs},{n},{len(yte)},{per_epoch:.6f},"
                f"{ips:.1f},{ips * FLOPS_PER_SAMPLE * 1e-9:.3f},{acc:.4f},"
                f"{test_loss / len(yte):.6f},{final_loss:.6f},0,{checksum:.10e},{crc:08x},"
-               f"{verification},{max_abs},{identical}" + ",0" * 8 + "\n")
+               f"{verification},{max_abs},{identical}" + ",0" * 8 +
+               f",{socket.gethostname()},{os.environ.get('SLURM_JOB_ID', '')},"
+               f"{os.environ.get('SLURM_JOB_NUM_NODES', '')},1\n")
         old = open(a.csv).read() if os.path.exists(a.csv) else ""
         tmp = f"{a.csv}.tmp.{socket.gethostname()}.{os.getpid()}"
         with open(tmp, "w") as f:

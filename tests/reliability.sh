@@ -15,26 +15,34 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 crc() { awk -F'= ' '/Param CRC-32/ {print $2}' "$1"; }
 
-# B = 2 (one sample per rank on 2 MPI ranks) with the readable tier: long enough (about a
-# second) to be killed in the middle.
-args=(--data "$data" --train-limit 20000 --epochs 2 --batch 2 --lr 0.05 --kernels ref --quiet)
+# B = 2 (one sample per rank on 2 MPI ranks) with the readable tier. RELIABILITY_IMAGES (the
+# MPI test takes fewer: each step is an allreduce, slow when another process holds a core).
+images=${RELIABILITY_IMAGES:-20000}
+steps=$((images / 2))
+args=(--data "$data" --train-limit "$images" --batch 2 --lr 0.05 --kernels ref --quiet)
 
-"${launch[@]}" "$exe" "${args[@]}" >"$tmp/full.txt" || fail "the uninterrupted run failed"
+"${launch[@]}" "$exe" "${args[@]}" --epochs 2 >"$tmp/full.txt" || fail "the uninterrupted run failed"
 want=$(crc "$tmp/full.txt")
 
-# The interrupted run, in its own process group so that SIGKILL reaches every rank at once.
-setsid "${launch[@]}" "$exe" "${args[@]}" --save "$tmp/ck" --save-every 2000 >/dev/null 2>&1 &
+# The interrupted run. It is asked for many epochs, so that it cannot end before it is killed however the machine
+# schedules this script; its first checkpoint comes in the middle of epoch 2 and the next one
+# 1.5 epochs later, so the kill always lands between the two, and the run resumed with
+# --epochs 2 (the epoch count is not part of what must match) ends where the full run ended.
+"${launch[@]}" "$exe" "${args[@]}" --epochs 1000 --save "$tmp/ck" \
+  --save-every $((steps * 3 / 2)) >/dev/null 2>&1 &
 pid=$!
 # Wait for the event, the first checkpoint, however long a busy machine takes (CTest's timeout
 # ends a hung run); the file appears only once complete (written aside, then renamed).
 while [[ ! -f $tmp/ck ]] && kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
 [[ -f $tmp/ck ]] || fail "the run ended without writing a checkpoint"
-kill -0 "$pid" 2>/dev/null || fail "the run ended before it could be killed (machine too fast?)"
-kill -KILL -- "-$pid"
+# SIGKILL to every process of the run at once (mpirun and each rank: their command lines hold
+# this test's private path); a rank that outlived mpirun could write another checkpoint.
+pkill -KILL -f -- "$tmp/ck"
 wait "$pid" 2>/dev/null
 echo "killed the run after its first checkpoint"
 
-"${launch[@]}" "$exe" "${args[@]}" --resume "$tmp/ck" >"$tmp/resumed.txt" || fail "resume failed"
+"${launch[@]}" "$exe" "${args[@]}" --epochs 2 --resume "$tmp/ck" >"$tmp/resumed.txt" ||
+  fail "resume failed"
 got=$(crc "$tmp/resumed.txt")
 echo "uninterrupted CRC $want, killed and resumed CRC $got"
 [[ -n $want && $want == "$got" ]] || fail "the resumed run is not bit-identical"

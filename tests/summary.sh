@@ -43,6 +43,11 @@ if [[ $(basename "$exe") == lenet-openmp ]]; then
   "$exe" --data "$data" --quiet --threads "$many" --batch 256 >"$tmp/out" 2>"$tmp/err"
   grep -q "warning: --threads $many but this process may use" "$tmp/err" &&
     ok "warned: $(grep core "$tmp/err")" || fail "no warning for $many threads on $(nproc) cores"
+  # Bound threads (the OpenMP runtime pins the main thread before main()) still see every core.
+  OMP_PROC_BIND=close OMP_PLACES=cores "$exe" --data "$data" --quiet --threads "$(nproc)" \
+    --batch 256 >"$tmp/out" 2>"$tmp/err"
+  grep -q "core(s)" "$tmp/err" && fail "OMP_PROC_BIND=close: $(cat "$tmp/err")" ||
+    ok "OMP_PROC_BIND=close, --threads $(nproc): no false warning"
   "$exe" --data "$data" --threads 2 --strategy layer >"$tmp/out" 2>"$tmp/err"
   grep -q "strategy layer runs the ref kernels" "$tmp/out" && grep -q "Kernels .*= ref" "$tmp/out" &&
     ok "--strategy layer says it runs ref" || fail "--strategy layer switched tiers silently"
