@@ -496,30 +496,37 @@ write_report() {
 
 # build_lab SRC BIN_OUT: mirror SRC into the cache, build the lab's targets, copy the
 # executables to BIN_OUT. Returns non-zero when the build failed (its log in $GRADE_LOG).
+has_gpu() { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }
+has_nvcc() { command -v nvcc >/dev/null || [[ -x /usr/local/cuda/bin/nvcc ]]; }
+
 build_lab() {
   local src=$1 out=$2 t exe
   sync_tree "$src" "$CACHE/src"
-  local cuda=OFF arch=()
+  local cuda=OFF arch=() targets=$TARGETS cuda_object=""
   if [[ $NEEDS == cuda ]]; then
     cuda=ON
-    if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+    if has_gpu; then
       arch=(-DCMAKE_CUDA_ARCHITECTURES=native)
     else
-      arch=(-DCMAKE_CUDA_ARCHITECTURES=75)  # compiles it; no GPU here to run it
+      # No GPU to run it on: nvcc compiles the lab's file (for the T4's sm_75), nothing more.
+      arch=(-DCMAKE_CUDA_ARCHITECTURES=75)
+      targets=lenet-serial
+      cuda_object=${FILES[0]#backend_cuda/}.o
     fi
   fi
   {
     echo "== build of $src ($(date -u '+%H:%M:%S'))"
-    # shellcheck disable=SC2086  # TARGETS is a list of words
+    # shellcheck disable=SC2086  # targets is a list of words
     cmake -S "$CACHE/src" -B "$CACHE/build" -DCMAKE_BUILD_TYPE=Release -DLENET_CUDA=$cuda \
       "${arch[@]}" >/dev/null &&
-      cmake --build "$CACHE/build" -j "$(nproc)" --target $TARGETS
+      cmake --build "$CACHE/build" -j "$(nproc)" --target $targets &&
+      if [[ -n $cuda_object ]]; then make -C "$CACHE/build/backend_cuda" "$cuda_object"; fi
   } >>"$GRADE_LOG" 2>&1 || return 1
   rm -rf "$out"
   mkdir -p "$out"
   for exe in lenet-serial lenet-openmp lenet-mpi lenet-cuda; do
     for t in $TARGETS; do
-      [[ $t == "$exe" ]] || continue
+      [[ $t == "$exe" && -n $(find "$CACHE/build" -name "$exe" -type f) ]] || continue
       cp "$(find "$CACHE/build" -name "$exe" -type f -perm -u+x | head -1)" "$out/"
     done
   done
@@ -559,6 +566,14 @@ cmd_grade() {
   BUSY=$(others_busy 2)
   say "lab $N: other processes keep $BUSY of $(nproc) cores busy (load average $LOAD_AVG)"
 
+  if [[ $NEEDS == cuda ]] && ! has_nvcc; then
+    add_check "Release build of the copy" "not graded" "no CUDA compiler (nvcc) on this machine"
+    UNGRADED_WHY="no nvcc" CORRECT=some
+    timing
+    write_report
+    return
+  fi
+
   # One grading at a time per cache: the mirror holds one tree at a time.
   exec 9>"$CACHE/lock"
   flock 9
@@ -579,8 +594,12 @@ cmd_grade() {
   if [[ $built == 0 ]]; then
     add_check "Release build of the copy" failed "the build failed: its errors are in grade-$N.log"
   else
-    add_check "Release build of the copy" passed "targets: $TARGETS"
-    if [[ $NEEDS == cuda ]] && ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; then
+    if [[ $NEEDS == cuda ]] && ! has_gpu; then
+      add_check "Release build of the copy" passed "nvcc compiled ${FILES[0]} (sm_75); not linked: no GPU to run it on"
+    else
+      add_check "Release build of the copy" passed "targets: $TARGETS"
+    fi
+    if [[ $NEEDS == cuda ]] && ! has_gpu; then
       add_check "CUDA kernels against PyTorch and serial (ctest -L lab$N)" "not graded" "not graded: no GPU on this machine (grade on a GPU, e.g. Colab's T4: docs/colab.md)"
       UNGRADED_WHY="no GPU"
     else

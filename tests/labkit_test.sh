@@ -46,6 +46,11 @@ put_region() {
 
 lab_files() { "${lab[@]}" list | awk -v n="$n" '$1 == n { getline; if ($1 == "edit:") { $1 = ""; print } }'; }
 
+if [[ $n == 5 ]] && ! command -v nvcc >/dev/null && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "SKIPPED: lab 5 needs nvcc to build its starter"
+  exit 77
+fi
+
 if [[ $mode == solution-and-starter ]]; then
   # 1. The solution: every check passes (lab 5 without a GPU: not graded, and never passed).
   timing=(--no-timing)
