@@ -118,6 +118,7 @@ project_files() {
   (cd "$1" && find . \( -name .git -o -path './build*' -o -path ./data -o -path ./results \
     -o -path ./.whl -o -name __pycache__ \) -prune -o \( -type f -o -type l \) \
     ! -name 'grade-*.md' ! -name 'grade-*.json' ! -name 'grade-*.log' ! -name '*.tmp' \
+    ! -name .lab-origin \
     -print | sed 's|^\./||' | LC_ALL=C sort)
 }
 
@@ -181,6 +182,7 @@ cmd_start() {
   for f in "${FILES[@]}"; do
     replace_regions "$dir/$f" "$n" "$STUBS/lab$n"
   done
+  printf 'lab=%s\nproject=%s\n' "$n" "$REPO_ROOT" >"$dir/.lab-origin"
   # The data sets are large and shared: a link to the project's.
   [[ -e "$REPO_ROOT/data" ]] && ln -s "$(cd "$REPO_ROOT/data" && pwd -P)" "$dir/data"
   say "lab $n starter in $dir: $TITLE"
@@ -621,6 +623,14 @@ cmd_grade() {
 }
 
 # ---- Command line ---------------------------------------------------------------------------
+# A starter copy holds this script too, but its lab regions are stubs: it is no reference. Its
+# .lab-origin (written by start) names the project it came from, whose lab.sh does the work.
+if [[ -f "$REPO_ROOT/.lab-origin" && ${1:-} != list && ${1:-} != -h && ${1:-} != --help ]]; then
+  origin=$(sed -n 's/^project=//p' "$REPO_ROOT/.lab-origin")
+  [[ -x "$origin/run_scripts/lab.sh" || -f "$origin/run_scripts/lab.sh" ]] ||
+    die "this is a starter copy, not the course's project ($origin is gone): run lab.sh from the project"
+  exec bash "$origin/run_scripts/lab.sh" "$@"
+fi
 [[ $# -ge 1 ]] || {
   usage >&2
   exit 2
