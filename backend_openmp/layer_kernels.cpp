@@ -10,6 +10,17 @@
 #include "../common/share.hpp"
 
 namespace lenet {
+
+// 784 divisions: less work than waking the team, so one thread does it.
+void LayerKernels::load_input(const uint8_t* pixels) {
+  ref::load_input(pixels, act_.x);
+}
+
+int LayerKernels::predicted() const {
+  return ref::f_predicted(act_.z3);
+}
+
+// LAB 2 BEGIN: each layer's outputs shared among the threads (the lab: C1, forward and backward)
 namespace {
 
 // The calling thread's part of n items: contiguous, the parts' sizes differ by at most one.
@@ -19,12 +30,7 @@ Range my_part(int n) {
 
 }  // namespace
 
-// 784 divisions: less work than waking the team, so one thread does it.
-void LayerKernels::load_input(const uint8_t* pixels) {
-  ref::load_input(pixels, act_.x);
-}
-
-// LAB 2 BEGIN: C1 forward, its 144 output rows shared among the threads
+// C1 forward: the 144 output rows.
 void LayerKernels::c1_forward(const float* params) {
 #pragma omp parallel num_threads(threads_)
   {
@@ -32,7 +38,6 @@ void LayerKernels::c1_forward(const float* params) {
     ref::c1_forward(params, act_.x, act_.z1, act_.a1, rows.begin, rows.end);
   }
 }
-// LAB 2 END
 
 // The 36 output rows of 6 windows each (16 multiply-adds a window: less work than the fork).
 void LayerKernels::s1_forward(const float* params) {
@@ -53,10 +58,6 @@ float LayerKernels::f_forward(const float* params, int label) {
   label_ = label;
   act_.loss = ref::f_softmax_loss(act_.z3, act_.p, label);
   return act_.loss;
-}
-
-int LayerKernels::predicted() const {
-  return ref::f_predicted(act_.z3);
 }
 
 // The 216 input columns shared out: each thread its columns of dW3 and of d2.
@@ -82,8 +83,7 @@ void LayerKernels::s1_backward(const float* params, float* grad) {
   }
 }
 
-// LAB 2 BEGIN: C1 backward, its 6 maps shared among the threads (3 + 3 on 2 threads, 2 + 2 + 1
-// + 1 on 4)
+// C1 backward: the 6 maps (3 + 3 on 2 threads, 2 + 2 + 1 + 1 on 4).
 void LayerKernels::c1_backward(const float* /*params*/, float* grad) {
 #pragma omp parallel num_threads(threads_)
   {

@@ -1,9 +1,30 @@
 // lenet-openmp: the serial backend's arithmetic on a team of OpenMP threads. Everything but
 // "how to train a batch" is the shared driver's job (common/driver.hpp).
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include "../common/driver.hpp"
 #include "openmp_options.hpp"
 
+namespace {
+
+// A thread that waits at a barrier spins a while before it sleeps: libgomp's default is 300,000
+// spins. Where other processes keep the cores busy, the spinning thread takes the core from the
+// thread it waits for, and 2 threads ran up to 48 times slower than serial. 1000 spins (tens of
+// microseconds) still catch the next parallel region on an idle machine (docs/strategies.md,
+// "Wait policy"). libgomp reads GOMP_SPINCOUNT once, as it loads, before main(): so the program
+// sets it and starts itself again, once, unless the user chose a policy.
+void bound_the_spin(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
+  setenv("GOMP_SPINCOUNT", "1000", 1);
+  execv("/proc/self/exe", argv);  // returns only when it failed: then the default policy it is
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  bound_the_spin(argv);
   lenet::OpenMPOptions omp;
   lenet::BackendSpec spec;
   spec.program = "lenet-openmp";

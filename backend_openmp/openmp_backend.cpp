@@ -37,8 +37,8 @@ BackendInfo OpenMPBackend::info() const {
   b.strategy = strategy_name(strategy_);
   b.threads = threads_;
   b.threads_worked = most_working_;
-  // Thread placement changes the timings, so the summary shows it when it was asked for.
-  for (const char* name : {"OMP_PROC_BIND", "OMP_PLACES"}) {
+  // Thread placement and the wait policy change the timings, so the summary shows them.
+  for (const char* name : {"OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"}) {
     if (const char* value = std::getenv(name)) {
       char line[128];
       std::snprintf(line, sizeof line, "%-22s = %s", name, value);

@@ -21,7 +21,7 @@ std::vector<float> vec(const float (&a)[N]) {
 
 }  // namespace
 
-TEST_CASE("tiers: forward activations and per-sample gradients match PyTorch", "[vectors]") {
+TEST_CASE("tiers: forward activations and per-sample gradients match PyTorch", "[vectors][lab4]") {
   const Vectors& v = Vectors::shared();
   const auto& params = v.f32("init.seed1");
   const Dataset& data = vector_train();
@@ -49,7 +49,7 @@ TEST_CASE("tiers: forward activations and per-sample gradients match PyTorch", "
   }
 }
 
-TEST_CASE("tiers: the batch gradient of B = 1, 4, 7 matches PyTorch", "[vectors]") {
+TEST_CASE("tiers: the batch gradient of B = 1, 4, 7 matches PyTorch", "[vectors][lab4]") {
   const Vectors& v = Vectors::shared();
   const auto& params = v.f32("init.seed1");
   const std::vector<int32_t> order{0, 1, 2, 3, 4, 5, 6};

@@ -14,6 +14,7 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kFilterSize = kC1Kernel * kC1Kernel;  // 25
 
+// LAB 5 BEGIN: the C1 forward kernel, one thread per output
 __global__ void c1_forward_kernel(const float* params, Samples b, int s, float* a1) {
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= kC1Size) return;
@@ -28,6 +29,7 @@ __global__ void c1_forward_kernel(const float* params, Samples b, int s, float* 
   }
   a1[t] = sigmoid(z);
 }
+// LAB 5 END
 
 // Block w computes gradient entry kW1 + w: W1[m][u][v] for w < 150, b1[w - 150] after that (b1
 // follows W1 in the parameter vector). A bias term is d1 itself: its "input" is 1.

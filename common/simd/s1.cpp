@@ -34,15 +34,18 @@ void tile_kernel_rows(const float* W2, vfloat tile[kS1Kernel]) {
   }
 }
 
+// LAB 4 BEGIN: helpers of S1 forward
 // Lane l of the result = a[2l] + a[2l+1], reading a and b as one vector of 2 * kLanes lanes.
 vfloat add_pairs(vfloat a, vfloat b) {
   const auto even = [](int l) { return 2 * l; };
   const auto odd = [](int l) { return 2 * l + 1; };
   return shuffle(a, b, even) + shuffle(a, b, odd);
 }
+// LAB 4 END
 
 }  // namespace
 
+// LAB 4 BEGIN: S1 forward with explicit vectors
 void SimdKernels::s1_forward(const float* params) {
   const float* W2 = params + kW2;
   const float b2 = params[kB2];
@@ -68,6 +71,7 @@ void SimdKernels::s1_forward(const float* params) {
     store(a2_ + n, sigmoid(z));
   }
 }
+// LAB 4 END
 
 void SimdKernels::s1_backward(const float* params, float* grad) {
   const float* W2 = params + kW2;
