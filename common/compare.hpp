@@ -17,7 +17,6 @@ struct Comparison {
   double max_abs = 0;          // largest |got - want| over the finite pairs
   double max_rel = 0;          // largest |got - want| / |want| over the finite pairs, want != 0
   double worst = 0;            // largest |got - want| / (atol + rtol |want|): <= 1 passes
-  double atol = 0, rtol = 0;
 
   bool passed() const { return count > 0 && non_finite == 0 && worst <= 1.0; }
   bool identical() const { return count > 0 && non_finite == 0 && differing == 0; }

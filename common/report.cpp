@@ -174,9 +174,9 @@ void append_csv(const std::string& path, const RunResult& r) {
       << fmt("%.10e", param_checksum(r.params)) << ',' << hex32(param_crc32(r.params)) << ','
       << r.verification_status() << ','
       << (r.verification ? fmt("%.3e", r.verification->max_abs()) : "") << ','
-      << (!r.verification             ? ""
-          : r.verification->identical ? "yes"
-                                      : "no");
+      << (!r.verification               ? ""
+          : r.verification->identical() ? "yes"
+                                        : "no");
   // Per-layer seconds per epoch (0 unless --timing).
   const LayerTimes& t = r.times;
   for (double s : {t.c1_forward, t.s1_forward, t.f_forward, t.f_backward, t.s1_backward,

@@ -11,14 +11,17 @@ Verification verify_params(const std::vector<float>& got, const std::vector<floa
   Verification v;
   v.tensors = compare_params(got, want, kVerifyRtol, kVerifyAtolScale);
   v.require_identical = require_identical;
-  v.identical = true;
-  for (const TensorComparison& t : v.tensors)
-    v.identical = v.identical && t.c.identical();
   return v;
 }
 
+bool Verification::identical() const {
+  for (const TensorComparison& t : tensors)
+    if (!t.c.identical()) return false;
+  return true;
+}
+
 bool Verification::successful() const {
-  if (require_identical) return identical;
+  if (require_identical) return identical();
   for (const TensorComparison& t : tensors)
     if (!t.c.passed()) return false;
   return true;
@@ -34,7 +37,7 @@ double Verification::max_abs() const {
 }
 
 std::string Verification::summary() const {
-  if (identical) return " (bit-identical)";
+  if (identical()) return " (bit-identical)";
   // The tensor furthest from its tolerance: the one to name, failed or not.
   auto badness = [](const Comparison& c) { return c.non_finite > 0 ? INFINITY : c.worst; };
   const TensorComparison* worst = &tensors.front();

@@ -18,8 +18,8 @@ constexpr double kVerifyAtolScale = 2e-5;
 
 struct Verification {
   std::vector<TensorComparison> tensors;
-  bool identical = false;          // every value has the same bits
   bool require_identical = false;  // --identical
+  bool identical() const;          // every value has the same bits
   bool successful() const;
   std::string summary() const;  // the summary block's "(...)" after SUCCESSFUL/UNSUCCESSFUL
   double max_abs() const;       // over all tensors; NaN when a value is not finite
