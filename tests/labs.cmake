@@ -7,6 +7,12 @@ foreach(t "mpi: [vectors] on 2 ranks" "mpi: [allreduce] on 2 ranks" "mpi: [exact
     set_property(TEST "${t}" APPEND PROPERTY LABELS lab3)
   endif()
 endforeach()
+# Without a GPU, lab 5 is graded on the CPU emulation (tests/cuda_emu): v1 against serial over an
+# epoch here, and the PyTorch vectors (the Catch2 case tagged [lab5], tests/cuda_emu/cuda_emu.cmake).
+if(TEST "cuda-emulated: lenet-cuda --kernels v1 trains like serial, B = 1 to 499")
+  set_property(TEST "cuda-emulated: lenet-cuda --kernels v1 trains like serial, B = 1 to 499"
+    APPEND PROPERTY LABELS lab5-emulated)
+endif()
 if(TEST "cuda: kernels match PyTorch, serial and each other")
   set_property(TEST "cuda: kernels match PyTorch, serial and each other" APPEND PROPERTY
     LABELS lab5)

@@ -42,7 +42,7 @@ const std::pair<int, float> kRuns[] = {{7, 0.3f}, {1, 0.05f}, {32, 0.5f}, {100, 
 
 }  // namespace
 
-TEST_CASE("cuda: one SGD step matches PyTorch", "[cuda][vectors]") {
+TEST_CASE("cuda: one SGD step matches PyTorch", "[cuda][vectors][lab5]") {
   for (const std::string& v : cuda_kernel_versions()) {
     INFO("kernels " << v);
     check_one_step_vectors([&] { return make(v); });

@@ -46,10 +46,14 @@ target_link_libraries(lenet-cuda-emu PRIVATE lenet_cuda_emu)
 
 # The CUDA test suite of a GPU (tests/test_cuda.cpp, unchanged), one CTest test per case so that
 # they run in parallel; the main says EMULATED. Seed 2: a shuffled order with warps running ahead.
+# Tests tagged [lab5] grade lab 5 without a GPU (tests/labs.cmake): "cuda-emulated_lab5-emulated"
+# is found by -L cuda-emulated and by -L lab5-emulated alike.
 add_executable(lenet_cuda_emu_tests ${PROJECT_SOURCE_DIR}/tests/test_cuda.cpp ${emu}/test_main.cpp)
 target_link_libraries(lenet_cuda_emu_tests PRIVATE
   lenet_cuda_emu lenet_serial lenet_test_support Catch2::Catch2)
-catch_discover_tests(lenet_cuda_emu_tests TEST_PREFIX "cuda-emulated: "
+catch_discover_tests(lenet_cuda_emu_tests TEST_PREFIX "cuda-emulated: " TEST_SPEC "[lab5]"
+  PROPERTIES LABELS "cuda-emulated_lab5-emulated" ENVIRONMENT "CUDA_EMU_SEED=2")
+catch_discover_tests(lenet_cuda_emu_tests TEST_PREFIX "cuda-emulated: " TEST_SPEC "~[lab5]"
   PROPERTIES LABELS "cuda-emulated" ENVIRONMENT "CUDA_EMU_SEED=2")
 
 # The emulation's own checks (each kind of bug it must catch) and the backend's error paths.

@@ -7,9 +7,10 @@
 #include "cuda_emu_control.hpp"
 
 int main(int argc, char** argv) {
-  std::printf(
-      "EMULATED: CUDA kernels on the CPU (tests/cuda_emu), schedule seed %llu; not a GPU "
-      "run\n",
-      cuda_emu::schedule_seed());
+  // On stderr: CTest's test discovery reads the list of test names from stdout.
+  std::fprintf(stderr,
+               "EMULATED: CUDA kernels on the CPU (tests/cuda_emu), schedule seed %llu; not a GPU "
+               "run\n",
+               cuda_emu::schedule_seed());
   return Catch::Session().run(argc, argv);
 }
