@@ -40,7 +40,9 @@ class DlibPeer : public lenet::peers::Peer {
     i.kernels = "dlib-19.24-openblas";
     i.strategy = "-";
     i.threads = threads_;
-    i.extra.push_back(std::string("Library                = dlib 19.24, ") + openblas_get_config());
+    std::string library = "Library                = dlib 19.24, ";
+    library += openblas_get_config();
+    i.extra.push_back(library);
     return i;
   }
 
