@@ -140,11 +140,11 @@ def speedup_plot(summary, backend, axis, path, title):
                 styles[variants.index((strategy, tier)) % len(styles)],
                 color=colours[batches.index(b) % len(colours)],
                 label=f"{strategy} {tier}, B={b}")
-    if axis == "threads":  # the peers' single-thread points, against the same baseline
+    if axis == "threads":  # the peers' single-thread points (a marker each), same baseline
         for key, s in sorted(summary.items()):
             base = serial_time(summary, key[1], key[6])
             if key[0] in PEERS and base:
-                ax.plot([key[3]], [base / s["seconds"]], "*", ms=10,
+                ax.plot([key[3]], [base / s["seconds"]], "*P"[PEERS.index(key[0])], ms=10,
                         color=colours[batches.index(key[6]) % len(colours)]
                         if key[6] in batches else "k", label=f"{key[0]} (ref baseline), B={key[6]}")
     ax.set_xlabel(f"{axis}")
