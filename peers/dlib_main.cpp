@@ -8,6 +8,7 @@
 #include <dlib/dnn.h>
 
 #include "error.hpp"
+#include "network.hpp"
 #include "peer.hpp"
 
 extern "C" {
@@ -18,6 +19,11 @@ char* openblas_get_config(void);
 namespace {
 
 using lenet::peers::FloatSet;
+// Offsets of the spec's tensors in its parameter vector (common/network.hpp).
+using lenet::kB2;
+using lenet::kB3;
+using lenet::kW2;
+using lenet::kW3;
 
 // dlib's con<> pads "same" at stride 1; the spec's C1 has no padding.
 template <typename SUBNET>
@@ -53,17 +59,17 @@ class DlibPeer : public lenet::peers::Peer {
     net_.to_tensor(blank.begin(), blank.end(), x_);  // also tells the net its input's shape
     net_.subnet().forward(x_);
     float* w1 = dlib::layer<5>(net_).layer_details().get_layer_params().host();
-    std::copy(p.begin(), p.begin() + 156, w1);  // W1 then b1, dlib's order too
+    std::copy(p.begin(), p.begin() + kW2, w1);  // W1 then b1, dlib's order too
     float* w2 = dlib::layer<3>(net_).layer_details().get_layer_params().host();
     std::fill(w2, w2 + 6 * 6 * 16, 0.0f);
     for (int m = 0; m < 6; ++m)  // filters[out][in][4][4], then one bias per output map
-      std::copy(p.begin() + 156, p.begin() + 172, w2 + (m * 6 + m) * 16);
-    std::fill(w2 + 6 * 6 * 16, w2 + 6 * 6 * 16 + 6, p[172]);
+      std::copy(p.begin() + kW2, p.begin() + kB2, w2 + (m * 6 + m) * 16);
+    std::fill(w2 + 6 * 6 * 16, w2 + 6 * 6 * 16 + 6, p[kB2]);
     float* w3 = dlib::layer<1>(net_).layer_details().get_layer_params().host();
     for (int k = 0; k < 10; ++k)  // dlib keeps W[input][output] then the biases
       for (int n = 0; n < 216; ++n)
-        w3[n * 10 + k] = p[173 + k * 216 + n];
-    std::copy(p.begin() + 2333, p.end(), w3 + 2160);
+        w3[n * 10 + k] = p[kW3 + k * 216 + n];
+    std::copy(p.begin() + kB3, p.end(), w3 + 2160);
   }
 
   void begin_epoch(const FloatSet& train, const std::vector<int32_t>& order) override {

@@ -12,12 +12,19 @@
 #include <tiny_dnn/tiny_dnn.h>
 
 #include "error.hpp"
+#include "network.hpp"
 #include "peer.hpp"
 
 namespace {
 
 using namespace tiny_dnn;
 using lenet::peers::FloatSet;
+// Offsets of the spec's tensors in its parameter vector (common/network.hpp).
+using lenet::kB1;
+using lenet::kB2;
+using lenet::kB3;
+using lenet::kW2;
+using lenet::kW3;
 
 class TinyDnnPeer : public lenet::peers::Peer {
  public:
@@ -46,16 +53,16 @@ class TinyDnnPeer : public lenet::peers::Peer {
   // and b2 (the weights outside the connection table are never used).
   void set_spec_params(const std::vector<float>& p) override {
     std::vector<vec_t*> c1 = net_[0]->weights(), s1 = net_[1]->weights(), f = net_[2]->weights();
-    std::copy(p.begin(), p.begin() + 150, c1[0]->begin());
-    std::copy(p.begin() + 150, p.begin() + 156, c1[1]->begin());
+    std::copy(p.begin(), p.begin() + kB1, c1[0]->begin());
+    std::copy(p.begin() + kB1, p.begin() + kW2, c1[1]->begin());
     std::fill(s1[0]->begin(), s1[0]->end(), 0.0f);
     for (int m = 0; m < 6; ++m)  // W[out][in][4][4]
-      std::copy(p.begin() + 156, p.begin() + 172, s1[0]->begin() + (m * 6 + m) * 16);
-    std::fill(s1[1]->begin(), s1[1]->end(), p[172]);
+      std::copy(p.begin() + kW2, p.begin() + kB2, s1[0]->begin() + (m * 6 + m) * 16);
+    std::fill(s1[1]->begin(), s1[1]->end(), p[kB2]);
     for (int k = 0; k < 10; ++k)  // tiny-dnn keeps W[input][output]; the spec W3[output][input]
       for (int n = 0; n < 216; ++n)
-        (*f[0])[n * 10 + k] = p[173 + k * 216 + n];
-    std::copy(p.begin() + 2333, p.end(), f[1]->begin());
+        (*f[0])[n * 10 + k] = p[kW3 + k * 216 + n];
+    std::copy(p.begin() + kB3, p.end(), f[1]->begin());
   }
 
   // fit() walks its inputs in order: the epoch's order is a reordered copy of the images.
