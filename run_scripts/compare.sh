@@ -3,13 +3,16 @@
 # the serial reference, and writes a table, a CSV and plots under results/<date>-<host>/.
 #
 #   run_scripts/compare.sh [--data DIR] [--epochs N] [--batches 1,8,32,128] [--repeats N]
-#                          [--max-threads N] [--max-ranks N] [--out DIR] [--no-torch] [--full]
+#                          [--max-threads N] [--max-ranks N] [--out DIR] [--no-torch] [--no-peers]
+#                          [--full]
 #
 # Per batch size B (rate from docs/network.md's table: B 1 -> 0.05, 8 -> 0.3, 32 -> 0.5,
 # 128 -> 1.0): lenet-serial for each kernel tier (its first run saves the reference
 # checkpoint), lenet-openmp at 1..cores threads for each strategy and tier, lenet-mpi at 1..cores
 # ranks (fast and --exact), lenet-cuda for each kernel version where a GPU is present, and the
-# PyTorch baseline at 1 and all cores where python3-torch is installed. Each point runs
+# PyTorch baseline at 1 and all cores where python3-torch is installed, then the peers
+# lenet-tinydnn and lenet-dlib at 1 thread where they were built (docs/performance.md#peers; not
+# comparable bit for bit, so not verified). Each point runs
 # --repeats times (the report takes the median) plus once with --timing for the per-layer plot.
 # Every run is checked with --verify against the serial run of the same batch (and the same
 # tier, for the CPU backends, with --identical where the bits must match); a mismatch marks the
@@ -21,7 +24,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PROG="compare.sh"
 source "$root/run_scripts/lib.sh"
 bin="${LENET_BUILD_DIR:-$root/build}"
-data="$root/data/digits" epochs=1 batches="1,8,32,128" repeats=3 torch=1
+data="$root/data/digits" epochs=1 batches="1,8,32,128" repeats=3 torch=1 peers=1
 max_threads=$(nproc) max_ranks=$(nproc) out=""
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -33,8 +36,9 @@ while [[ $# -gt 0 ]]; do
     --max-ranks) max_ranks=$2; shift 2 ;;
     --out) out=$(realpath -m "$2"); shift 2 ;;
     --no-torch) torch=0; shift ;;
+    --no-peers) peers=0; shift ;;
     --full) data="$root/data/fashion" batches="1,32,128"; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -56,7 +60,9 @@ say "$data, $epochs epoch(s), batches $batches, $repeats repeats, up to $max_thr
 say "OMP_PLACES=$OMP_PLACES OMP_PROC_BIND=$OMP_PROC_BIND; $(load_note)"
 
 failed=0
-# point LABEL COMMAND...: the timed repeats, then one --timing run; any failure is recorded.
+# point LABEL COMMAND...: the timed repeats, then one --timing run (none where untimed=1: the
+# peers have no per-layer timers); any failure is recorded.
+untimed=0
 point() {
   local label=$1
   shift
@@ -68,7 +74,7 @@ point() {
       return
     fi
   done
-  "$@" --csv "$timing" --timing --quiet >>"$log" 2>&1 || true
+  [[ $untimed -eq 1 ]] || "$@" --csv "$timing" --timing --quiet >>"$log" 2>&1 || true
   echo " $(tail -n 1 "$runs" | awk -F, '{printf "%.3f s/epoch, %s", $14, $23}')"
 }
 
@@ -132,6 +138,16 @@ for B in "${batch_list[@]}"; do
         "${common[@]}" "${verify[@]}" --threads "$n"
       [[ $cores -eq 1 ]] && break
     done
+  fi
+  if [[ $peers -eq 1 ]]; then
+    untimed=1
+    for p in tiny-dnn dlib; do
+      exe="$bin/peers/lenet-${p//-/}"
+      if [[ -x $exe ]]; then
+        point "$p, 1 thread" env OPENBLAS_NUM_THREADS=1 "$exe" "${common[@]}" --threads 1
+      fi
+    done
+    untimed=0
   fi
 done
 

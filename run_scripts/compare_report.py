@@ -24,6 +24,8 @@ except ImportError:
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+# Other libraries' networks (peers/): timed beside the backends, never verified against them.
+PEERS = ("tiny-dnn", "dlib")
 LAYERS = ["c1_forward", "s1_forward", "f_forward", "f_backward", "s1_backward", "c1_backward",
           "reduce", "update", "comm_seconds"]
 
@@ -48,7 +50,7 @@ def label(key):
     parts.append(kernels)
     if backend == "mpi":
         parts.append(f"{ranks} ranks x {threads} thr")
-    elif backend in ("openmp", "pytorch"):
+    elif backend in ("openmp", "pytorch") + PEERS:
         parts.append(f"{threads} thr")
     if device != "cpu":
         parts.append(device)
@@ -89,7 +91,8 @@ def table(summary, title):
              "Median seconds per epoch (training loop only); speedup against lenet-serial with "
              "the same kernel tier and batch, measured in the same session; efficiency = "
              "speedup / (threads x ranks); max |param - serial| against the serial run of the "
-             "same batch and tier (CUDA and PyTorch: the `ref` tier).", "",
+             "same batch and tier (CUDA, PyTorch and the peers tiny-dnn and dlib: the `ref` tier).",
+             "",
              "| backend | configuration | batch | s/epoch | images/s | speedup | efficiency | "
              "test acc % | max abs diff | bit-identical | verified |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -101,6 +104,8 @@ def table(summary, title):
         speedup = base / s["seconds"] if base and s["seconds"] > 0 else float("nan")
         status = "VERIFIED" if s["verified"] and s["checked"] else (
             "FAILED" if not s["verified"] else "not checked")
+        if key[0] in PEERS:
+            status = "not comparable bit for bit"
         lines.append(
             f"| {key[0]} | {label(key)} | {key[6]} | {s['seconds']:.4f} | "
             f"{s['images_per_s']:.0f} | {speedup:.2f} | {speedup / workers:.2f} | "
@@ -135,6 +140,13 @@ def speedup_plot(summary, backend, axis, path, title):
                 styles[variants.index((strategy, tier)) % len(styles)],
                 color=colours[batches.index(b) % len(colours)],
                 label=f"{strategy} {tier}, B={b}")
+    if axis == "threads":  # the peers' single-thread points (a marker each), same baseline
+        for key, s in sorted(summary.items()):
+            base = serial_time(summary, key[1], key[6])
+            if key[0] in PEERS and base:
+                ax.plot([key[3]], [base / s["seconds"]], "*P"[PEERS.index(key[0])], ms=10,
+                        color=colours[batches.index(key[6]) % len(colours)]
+                        if key[6] in batches else "k", label=f"{key[0]} (ref baseline), B={key[6]}")
     ax.set_xlabel(f"{axis}")
     ax.set_ylabel("speedup over lenet-serial (same tier, same batch)")
     ax.set_title(f"lenet-{backend}: speedup vs {axis}\n{title}", fontsize=10)
