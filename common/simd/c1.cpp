@@ -22,16 +22,16 @@ namespace {
 // kFwdMaps * kFwdVectors multiply-adds.
 constexpr int kFwdMaps = kVectorRegisters >= 32 ? 6 : 3;
 constexpr int kFwdVectors = 3;
-// The sigmoid of a block straight from its accumulators, while the next block's multiply-adds
-// keep the FMA units busy, pays a little where there are 32 registers (AVX-512: C1 forward
-// 2,478 -> 2,429 ns); with 16 the exp's temporaries push the accumulators out of registers, and
-// a pass of its own over z1 is faster (AVX2: 2,779 ns apart, 3,424 ns inside the block loop).
-constexpr bool kFusedSigmoid = kVectorRegisters >= 32;
+// The sigmoid: a pass of its own over z1, kSigmoidVectors vectors at a time (vexp.hpp says why
+// several). Inside the block loop above it was slower: with 16 registers its temporaries push
+// the accumulators out (AVX2: 2,786 -> 3,424 ns), and with 32 it gained nothing measurable.
+constexpr int kSigmoidVectors = 4;
 // Backward: kBwdMaps maps x the 5 taps of one kernel row u, summed over the map in registers.
 constexpr int kBwdMaps = kVectorRegisters >= 32 ? 3 : 2;
 
 static_assert(kC1Maps % kFwdMaps == 0 && kC1Maps % kBwdMaps == 0);
 static_assert(kC1MapSize % (kFwdVectors * kLanes) == 0, "a map is whole blocks of vectors");
+static_assert(kC1Size % (kSigmoidVectors * kLanes) == 0);
 
 }  // namespace
 
@@ -61,17 +61,18 @@ void SimdKernels::c1_forward(const float* params) {
         }
       }
       for (int m = 0; m < kFwdMaps; ++m) {
-        for (int k = 0; k < kFwdVectors; ++k) {
-          const int at = (m0 + m) * kC1MapSize + o + k * kLanes;
-          store(z1_ + at, z[m][k]);
-          if constexpr (kFusedSigmoid) store(a1_ + at, sigmoid(z[m][k]));
-        }
+        for (int k = 0; k < kFwdVectors; ++k)
+          store(z1_ + (m0 + m) * kC1MapSize + o + k * kLanes, z[m][k]);
       }
     }
   }
-  if constexpr (!kFusedSigmoid) {
-    for (int o = 0; o < kC1Size; o += kLanes)
-      store(a1_ + o, sigmoid(load(z1_ + o)));
+  for (int o = 0; o < kC1Size; o += kSigmoidVectors * kLanes) {
+    vfloat a[kSigmoidVectors];
+    for (int k = 0; k < kSigmoidVectors; ++k)
+      a[k] = load(z1_ + o + k * kLanes);
+    sigmoid(a);
+    for (int k = 0; k < kSigmoidVectors; ++k)
+      store(a1_ + o + k * kLanes, a[k]);
   }
 }
 
