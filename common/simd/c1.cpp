@@ -22,16 +22,14 @@ namespace {
 // kFwdMaps * kFwdVectors multiply-adds.
 constexpr int kFwdMaps = kVectorRegisters >= 32 ? 6 : 3;
 constexpr int kFwdVectors = 3;
-// The sigmoid: a pass of its own over z1, kSigmoidVectors vectors at a time (vexp.hpp says why
-// several). Inside the block loop above it was slower: with 16 registers its temporaries push
-// the accumulators out (AVX2: 2,786 -> 3,424 ns), and with 32 it gained nothing measurable.
-constexpr int kSigmoidVectors = 4;
+// The sigmoid: a pass of its own over z1 (vexp.hpp's sigmoids). Inside the block loop above it
+// was slower: with 16 registers its temporaries push the accumulators out (AVX2: 2,786 -> 3,424
+// ns), and with 32 it gained nothing measurable.
 // Backward: kBwdMaps maps x the 5 taps of one kernel row u, summed over the map in registers.
 constexpr int kBwdMaps = kVectorRegisters >= 32 ? 3 : 2;
 
 static_assert(kC1Maps % kFwdMaps == 0 && kC1Maps % kBwdMaps == 0);
 static_assert(kC1MapSize % (kFwdVectors * kLanes) == 0, "a map is whole blocks of vectors");
-static_assert(kC1Size % (kSigmoidVectors * kLanes) == 0);
 
 }  // namespace
 
@@ -66,14 +64,7 @@ void SimdKernels::c1_forward(const float* params) {
       }
     }
   }
-  for (int o = 0; o < kC1Size; o += kSigmoidVectors * kLanes) {
-    vfloat a[kSigmoidVectors];
-    for (int k = 0; k < kSigmoidVectors; ++k)
-      a[k] = load(z1_ + o + k * kLanes);
-    sigmoid(a);
-    for (int k = 0; k < kSigmoidVectors; ++k)
-      store(a1_ + o + k * kLanes, a[k]);
-  }
+  sigmoids(z1_, a1_, kC1Size);
 }
 
 void SimdKernels::c1_backward(const float* /*params*/, float* grad) {

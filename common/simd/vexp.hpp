@@ -67,4 +67,21 @@ inline vfloat sigmoid(vfloat z) {
   return v[0];
 }
 
+// a[i] = sigmoid(z[i]) for i < n, a whole number of vectors: 4 vectors at a time (more spilled
+// registers with AVX2 and gained nothing with AVX-512), then any left one at a time.
+inline void sigmoids(const float* z, float* a, int n) {
+  constexpr int kGroup = 4;
+  int i = 0;
+  for (; i + kGroup * kLanes <= n; i += kGroup * kLanes) {
+    vfloat v[kGroup];
+    for (int k = 0; k < kGroup; ++k)
+      v[k] = load(z + i + k * kLanes);
+    sigmoid(v);
+    for (int k = 0; k < kGroup; ++k)
+      store(a + i + k * kLanes, v[k]);
+  }
+  for (; i < n; i += kLanes)
+    store(a + i, sigmoid(load(z + i)));
+}
+
 }  // namespace lenet::simd
