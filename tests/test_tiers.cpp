@@ -69,6 +69,26 @@ TEST_CASE("tiers: the batch gradient of B = 1, 4, 7 matches PyTorch", "[vectors]
   }
 }
 
+TEST_CASE("tiers: x is pixel / 255 as the IEEE division rounds it, for every byte", "[vectors]") {
+  // The simd tier computes it with a multiply and an FMA correction where the target has FMA.
+  std::vector<uint8_t> pixels(kImageSize);
+  for (int i = 0; i < kImageSize; ++i)
+    pixels[i] = static_cast<uint8_t>(i);  // 784 pixels: every byte value, three times over
+  for (const std::string& tier : available_tiers()) {
+    auto k = make_kernels(tier);
+    k->load_input(pixels.data());
+    Activations a;
+    k->activations(a);
+    int wrong = 0;
+    for (int i = 0; i < kImageSize; ++i) {
+      const volatile float p = pixels[i];  // volatile: the division done here, at run time
+      if (a.x[i] != p / 255.0f) ++wrong;
+    }
+    INFO("tier " << tier);
+    CHECK(wrong == 0);
+  }
+}
+
 TEST_CASE("tiers: an unknown tier is a clear error", "[vectors]") {
   CHECK_THROWS_WITH(make_kernels("nope"), Catch::Contains("--kernels") && Catch::Contains("nope"));
 }

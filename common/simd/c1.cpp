@@ -22,8 +22,15 @@ namespace {
 // kFwdMaps * kFwdVectors multiply-adds.
 constexpr int kFwdMaps = kVectorRegisters >= 32 ? 6 : 3;
 constexpr int kFwdVectors = 3;
+// The sigmoid: a pass of its own over z1 (vexp.hpp's sigmoids). Inside the block loop above it
+// was slower: with 16 registers its temporaries push the accumulators out (AVX2: 2,786 -> 3,424
+// ns), and with 32 it gained nothing measurable.
 // Backward: kBwdMaps maps x the 5 taps of one kernel row u, summed over the map in registers.
 constexpr int kBwdMaps = kVectorRegisters >= 32 ? 3 : 2;
+// db1 taken in the pass for u = 0, which loads d1 anyway, pays where there are 32 registers
+// (AVX-512, AMD Zen 4: C1 backward 1,650 -> 1,608 ns); with 16 the extra sums spill the
+// accumulators (AVX2: 1,700 -> 2,070 ns), and a pass of its own over d1 stays.
+constexpr bool kBiasInPass = kVectorRegisters >= 32;
 
 static_assert(kC1Maps % kFwdMaps == 0 && kC1Maps % kBwdMaps == 0);
 static_assert(kC1MapSize % (kFwdVectors * kLanes) == 0, "a map is whole blocks of vectors");
@@ -56,22 +63,20 @@ void SimdKernels::c1_forward(const float* params) {
         }
       }
       for (int m = 0; m < kFwdMaps; ++m) {
-        for (int k = 0; k < kFwdVectors; ++k) {
-          const int at = (m0 + m) * kC1MapSize + o + k * kLanes;
-          store(z1_ + at, z[m][k]);
-        }
+        for (int k = 0; k < kFwdVectors; ++k)
+          store(z1_ + (m0 + m) * kC1MapSize + o + k * kLanes, z[m][k]);
       }
     }
   }
-  // The sigmoid in a pass of its own: inside the block above, its exp competes with the
-  // accumulators for registers (C1 forward: 4.9 -> 4.0 us per sample on AVX2 once apart).
-  for (int o = 0; o < kC1Size; o += kLanes)
-    store(a1_ + o, sigmoid(load(z1_ + o)));
+  sigmoids(z1_, a1_, kC1Size);
 }
 
 void SimdKernels::c1_backward(const float* /*params*/, float* grad) {
   float* dW1 = grad + kW1;
   float* db1 = grad + kB1;
+  // db1: lane-wise sums of d1, the six maps side by side so that they do not wait on each
+  // other's additions; the same adds in the same order in either place below.
+  vfloat db[kC1Maps] = {};
   for (int m0 = 0; m0 < kC1Maps; m0 += kBwdMaps) {
     for (int u = 0; u < kC1Kernel; ++u) {
       // Lane-wise partial sums over the map; each is added across its lanes once at the end.
@@ -80,6 +85,10 @@ void SimdKernels::c1_backward(const float* /*params*/, float* grad) {
         vfloat d[kBwdMaps];
         for (int m = 0; m < kBwdMaps; ++m)
           d[m] = load(d1_ + (m0 + m) * kC1MapSize + o);
+        if (kBiasInPass && u == 0) {
+          for (int m = 0; m < kBwdMaps; ++m)
+            db[m0 + m] += d[m];
+        }
         for (int v = 0; v < kC1Kernel; ++v) {
           const vfloat x = in_register(load(xs_[v] + u * kC1Side + o));
           for (int m = 0; m < kBwdMaps; ++m)
@@ -95,11 +104,11 @@ void SimdKernels::c1_backward(const float* /*params*/, float* grad) {
       }
     }
   }
-  // db1: the six maps side by side, so that the sums do not wait on each other's additions.
-  vfloat db[kC1Maps] = {};
-  for (int o = 0; o < kC1MapSize; o += kLanes) {
-    for (int m = 0; m < kC1Maps; ++m)
-      db[m] += load(d1_ + m * kC1MapSize + o);
+  if constexpr (!kBiasInPass) {
+    for (int o = 0; o < kC1MapSize; o += kLanes) {
+      for (int m = 0; m < kC1Maps; ++m)
+        db[m] += load(d1_ + m * kC1MapSize + o);
+    }
   }
   for (int m = 0; m < kC1Maps; ++m)
     db1[m] = hsum(db[m]);

@@ -68,8 +68,9 @@ void SimdKernels::s1_forward(const float* params) {
     const vfloat z = b2 + add_pairs(add_pairs(load(r), load(r + kLanes)),
                                     add_pairs(load(r + 2 * kLanes), load(r + 3 * kLanes)));
     store(z2_ + n, z);
-    store(a2_ + n, sigmoid(z));
   }
+  // The sigmoids in a pass of their own, several vectors at a time (vexp.hpp).
+  sigmoids(z2_, a2_, padded(kS1Size));
 }
 // LAB 4 END
 

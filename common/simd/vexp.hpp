@@ -11,32 +11,77 @@
 
 namespace lenet::simd {
 
-inline vfloat vexp(vfloat x) {
+// N exps at once, each step done for all N before the next: one exp is a chain of about 20
+// dependent instructions (some 60 cycles), and a loop of single exps keeps only a few chains in
+// the core's scheduler, which then waits on latency; written step by step, the N chains sit side
+// by side (AVX2 on AMD Zen 4: C1's 3,456 sigmoids in about 1,200 -> 1,030 ns).
+// Each lane's operations are the same as with N = 1, so the results are too.
+template <int N>
+[[gnu::always_inline]] inline void vexp(vfloat (&x)[N]) {
   // Clamp so that 2^n stays a normal float: the same result as vexp's ternaries, NaN included
   // (the bound comes first: min(a, b) gives b when either is NaN, so a NaN x passes through and
   // a diverged run is caught by its NaN loss, as with `ref`).
-  x = max(splat(-87.0f), min(splat(88.0f), x));
+  for (int i = 0; i < N; ++i)
+    x[i] = max(splat(-87.0f), min(splat(88.0f), x[i]));
   // n = round(x / ln2) by the 1.5*2^23 trick: adding it leaves n in the low mantissa bits.
   const float shifter = 12582912.0f;
-  const vfloat t = x * 1.44269504088896341f + shifter;
-  const vfloat n = t - shifter;
-  vfloat r = x - n * 0.693145751953125f;  // Cody-Waite: ln2 in two parts
-  r = r - n * 1.42860682030941723212e-6f;
-  vfloat p = splat(1.0f / 5040);
-  p = p * r + 1.0f / 720;
-  p = p * r + 1.0f / 120;
-  p = p * r + 1.0f / 24;
-  p = p * r + 1.0f / 6;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
+  vfloat t[N], r[N], p[N];
+  for (int i = 0; i < N; ++i) {
+    t[i] = x[i] * 1.44269504088896341f + shifter;
+    const vfloat n = t[i] - shifter;
+    r[i] = x[i] - n * 0.693145751953125f;  // Cody-Waite: ln2 in two parts
+    r[i] = r[i] - n * 1.42860682030941723212e-6f;
+  }
+  for (int i = 0; i < N; ++i)
+    p[i] = splat(1.0f / 5040) * r[i] + 1.0f / 720;
+  for (const float c : {1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f}) {
+    for (int i = 0; i < N; ++i)
+      p[i] = p[i] * r[i] + c;
+  }
   // 2^n: add n to the exponent field.
-  const vint bits = std::bit_cast<vint>(t) - std::bit_cast<int32_t>(shifter);
-  return std::bit_cast<vfloat>(std::bit_cast<vint>(p) + (bits << 23));
+  for (int i = 0; i < N; ++i) {
+    const vint bits = std::bit_cast<vint>(t[i]) - std::bit_cast<int32_t>(shifter);
+    x[i] = std::bit_cast<vfloat>(std::bit_cast<vint>(p[i]) + (bits << 23));
+  }
+}
+
+inline vfloat vexp(vfloat x) {
+  vfloat v[1] = {x};
+  vexp(v);
+  return v[0];
+}
+
+// z[i] = 1 / (1 + exp(-z[i])) for N vectors at once (see the N-vector vexp).
+template <int N>
+[[gnu::always_inline]] inline void sigmoid(vfloat (&z)[N]) {
+  for (int i = 0; i < N; ++i)
+    z[i] = -z[i];
+  vexp(z);
+  for (int i = 0; i < N; ++i)
+    z[i] = 1.0f / (1.0f + z[i]);
 }
 
 inline vfloat sigmoid(vfloat z) {
-  return 1.0f / (1.0f + vexp(-z));
+  vfloat v[1] = {z};
+  sigmoid(v);
+  return v[0];
+}
+
+// a[i] = sigmoid(z[i]) for i < n, a whole number of vectors: 4 vectors at a time (more spilled
+// registers with AVX2 and gained nothing with AVX-512), then any left one at a time.
+inline void sigmoids(const float* z, float* a, int n) {
+  constexpr int kGroup = 4;
+  int i = 0;
+  for (; i + kGroup * kLanes <= n; i += kGroup * kLanes) {
+    vfloat v[kGroup];
+    for (int k = 0; k < kGroup; ++k)
+      v[k] = load(z + i + k * kLanes);
+    sigmoid(v);
+    for (int k = 0; k < kGroup; ++k)
+      store(a + i + k * kLanes, v[k]);
+  }
+  for (; i < n; i += kLanes)
+    store(a + i, sigmoid(load(z + i)));
 }
 
 }  // namespace lenet::simd
