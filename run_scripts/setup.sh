@@ -40,7 +40,8 @@ start=$SECONDS
 # What the build, the tests and the scripts use (README: "Packages"); clang++ needs LLVM's
 # OpenMP runtime besides.
 packages=(cmake g++ make zlib1g-dev libcli11-dev catch2 libopenmpi-dev openmpi-bin
-          libbenchmark-dev python3-matplotlib nodejs npm slurmctld slurmd slurm-client munge)
+          libbenchmark-dev python3-matplotlib nodejs npm slurmctld slurmd slurm-client munge
+          libsimgrid-dev)
 [[ $(basename "$cxx") == clang* ]] && packages+=(clang libomp-dev)
 
 if [[ $install -eq 1 ]]; then
