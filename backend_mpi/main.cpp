@@ -6,9 +6,11 @@
 #include "../common/driver.hpp"
 #include "mpi_comm.hpp"
 #include "mpi_options.hpp"
+#include "smpi_hooks.hpp"
 
 int main(int argc, char** argv) {
-  // FUNNELED: OpenMP threads compute, only the master thread calls MPI.
+  // FUNNELED: OpenMP threads compute, only the master thread calls MPI. (SMPI grants only
+  // SINGLE: make_mpi_backend then refuses --threads above 1.)
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int code = 0;
@@ -17,7 +19,10 @@ int main(int argc, char** argv) {
     lenet::MpiOptions mpi;
     lenet::BackendSpec spec;
     spec.program = "lenet-mpi";
-    spec.add_options = [&](CLI::App& app) { lenet::add_mpi_options(app, mpi); };
+    spec.add_options = [&](CLI::App& app) {
+      lenet::add_mpi_options(app, mpi);
+      lenet::add_smpi_options(app);  // nothing outside the SMPI build
+    };
     spec.create = [&](const lenet::Options& o) { return lenet::make_mpi_backend(mpi, o, comm); };
     spec.comm = &comm;
     code = lenet::run_driver(argc, argv, spec);

@@ -9,6 +9,7 @@
 #include "../common/error.hpp"
 #include "../common/gradient.hpp"
 #include "../common/report.hpp"
+#include "smpi_hooks.hpp"
 
 namespace lenet {
 namespace {
@@ -152,6 +153,7 @@ void MpiBackend::reserve_chunks(int n) {
 }
 
 int MpiBackend::compute_chunks(int lo, int hi, int batch, ChunkSum* out) {
+  smpi_charge_compute(hi - lo);  // the simulated clock's share (SMPI build only)
   if (hi <= lo) return 0;
   // This rank's threads share the chunks; the master thread alone needs no parallel region.
   const auto compute = [&] {

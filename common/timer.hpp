@@ -2,12 +2,19 @@
 #pragma once
 
 #include <chrono>
+#ifdef LENET_SMPI
+#include <mpi.h>
+#endif
 
 namespace lenet {
 
 inline double now_seconds() {
+#ifdef LENET_SMPI
+  return MPI_Wtime();  // the SMPI build (cmake/smpi.cmake): the simulated clock
+#else
   using clock = std::chrono::steady_clock;
   return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
+#endif
 }
 
 // Seconds spent in each part of training, summed over all steps (and, for a thread team, the

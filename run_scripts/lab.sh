@@ -10,7 +10,7 @@ REPO_ROOT="$(cd "${SCRIPT_DIR}/.." && pwd)"
 PROG="lab.sh"
 source "${SCRIPT_DIR}/lib.sh"
 STUBS="${SCRIPT_DIR}/lab/stubs"
-LABS="1 2 3 4 5 6"
+LABS="1 2 3 4 5 6 7"
 
 usage() {
   cat <<EOF
@@ -88,6 +88,10 @@ lab_def() {
       ;;
     6)
       TITLE="Predict the MPI speedup from the cost model, then measure (no code)"
+      FILES=()
+      ;;
+    7)
+      TITLE="Scaling to 1024 ranks: model, simulator (SimGrid), 2 hosts (no code)"
       FILES=()
       ;;
     *) die "no lab '$1' (labs: $LABS; bash run_scripts/lab.sh list)" ;;

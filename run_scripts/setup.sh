@@ -41,7 +41,8 @@ start=$SECONDS
 # OpenMP runtime besides.
 packages=(cmake g++ make zlib1g-dev libcli11-dev catch2 libopenmpi-dev openmpi-bin
           libbenchmark-dev python3-matplotlib nodejs npm slurmctld slurmd slurm-client munge
-          tiny-dnn libcereal-dev libstb-dev libgemmlowp-dev libdlib-dev libopenblas-dev)
+          tiny-dnn libcereal-dev libstb-dev libgemmlowp-dev libdlib-dev libopenblas-dev
+          libsimgrid-dev)
 [[ $(basename "$cxx") == clang* ]] && packages+=(clang libomp-dev)
 
 if [[ $install -eq 1 ]]; then

@@ -1,0 +1,13 @@
+# lenet-mpi-smpi (cmake/smpi.cmake) under SimGrid's smpirun: the simulated run trains the same
+# parameters as lenet-serial, and its simulated time behaves (docs/scaling.md). SKIPPED (77)
+# where SimGrid was not found when configuring, or smpirun is missing.
+if(TARGET lenet-mpi-smpi)
+  set(_smpi_exe $<TARGET_FILE:lenet-mpi-smpi>)
+else()
+  set(_smpi_exe "")
+endif()
+add_test(NAME "simgrid: lenet-mpi-smpi on 4 simulated ranks"
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/simgrid_test.sh "${_smpi_exe}"
+          $<TARGET_FILE:lenet-serial> ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
+set_tests_properties("simgrid: lenet-mpi-smpi on 4 simulated ranks"
+  PROPERTIES LABELS "simgrid" SKIP_RETURN_CODE 77 TIMEOUT 60)
