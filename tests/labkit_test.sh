@@ -141,7 +141,7 @@ cmp -s "$root/backend_openmp/batch.cpp" "$tmp/solved/backend_openmp/batch.cpp" |
   fail "copying the region back did not restore batch.cpp"
 grade 1 "$tmp/solved" --no-timing
 [[ $rc == 0 ]] || fail "the hand-solved starter did not pass (exit $rc)"
-read -r points max < <(sed -n 's/.*"correctness": {.*"points": \([0-9.]*\), "max": \([0-9]*\)}.*/\1 \2/p' "$json")
+read -r points max < <(sed -n 's/.*"correctness": {.*"points": \([0-9.]*\), "max": \([0-9]*\)[,}].*/\1 \2/p' "$json")
 awk -v p="${points:-0}" -v m="${max:-1}" 'BEGIN { exit !(p == m) }' ||
   fail "the hand-solved starter got ${points:-no} of ${max:-?} correctness points"
 echo "hand-solved: full correctness points"
