@@ -16,7 +16,6 @@ BackendInfo SerialBackend::info() const {
   BackendInfo b;
   b.name = "serial";
   b.kernels = kernels_->tier();
-  b.strategy = "-";
   return b;
 }
 

@@ -19,13 +19,13 @@ struct EvalResult {
 
 // How a backend describes itself in the summary block and the CSV.
 struct BackendInfo {
-  std::string name;        // serial, openmp, mpi, cuda
-  std::string kernels;     // the per-sample tier (ref, simd) or the CUDA kernel version
-  std::string strategy;    // e.g. "batch" or "layer" for OpenMP; "-" where there is one way
-  int threads = 1;         // threads per process, as asked for
-  int threads_worked = 0;  // the most that had work at once, when fewer than `threads`
-  int ranks = 1;           // processes
-  int hosts = 1;           // distinct host names the processes ran on
+  std::string name;            // serial, openmp, mpi, cuda
+  std::string kernels;         // the per-sample tier (ref, simd) or the CUDA kernel version
+  std::string strategy = "-";  // e.g. "batch" or "layer" for OpenMP; "-" where there is one way
+  int threads = 1;             // threads per process, as asked for
+  int threads_worked = 0;      // the most that had work at once, when fewer than `threads`
+  int ranks = 1;               // processes
+  int hosts = 1;               // distinct host names the processes ran on
   std::string device = "cpu";
   std::vector<std::string> extra;  // more "Key = value" lines for the summary (MPI, CUDA, ...)
 };

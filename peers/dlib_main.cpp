@@ -44,7 +44,6 @@ class DlibPeer : public lenet::peers::Peer {
     lenet::BackendInfo i;
     i.name = "dlib";
     i.kernels = "dlib-19.24-openblas";
-    i.strategy = "-";
     i.threads = threads_;
     std::string library = "Library                = dlib 19.24, ";
     library += openblas_get_config();

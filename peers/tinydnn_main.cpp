@@ -44,7 +44,6 @@ class TinyDnnPeer : public lenet::peers::Peer {
 #else
     i.kernels = "tiny-dnn-1.0.0a3";
 #endif
-    i.strategy = "-";
     i.extra.push_back("Library                = tiny-dnn 1.0.0a3, single-threaded build");
     return i;
   }
