@@ -173,4 +173,13 @@ void truncate(Dataset& d, int n) {
   d.labels.resize(n);
 }
 
+void apply_limit(Dataset& d, int n, const char* flag) {
+  if (n > d.count) {
+    throw Error(std::string(flag) + ": " + std::to_string(n) + " is more than the " +
+                    std::to_string(d.count) + " images in " + d.images_path,
+                2);
+  }
+  if (n > 0) truncate(d, n);
+}
+
 }  // namespace lenet

@@ -40,6 +40,10 @@ Dataset load_split(const std::string& dir, const std::string& prefix);
 // The first n samples of d (n <= d.count).
 void truncate(Dataset& d, int n);
 
+// `flag` (--train-limit, --test-limit) applied to d: its first n samples, all of them for n = 0;
+// an n beyond d.count is an Error (exit 2) naming the flag and the file.
+void apply_limit(Dataset& d, int n, const char* flag);
+
 // CRC-32 of the pixels and labels: the data set's identity in resumable checkpoints.
 uint32_t dataset_crc(const Dataset& d);
 

@@ -114,8 +114,8 @@ class Run {
       const double t0 = now_seconds();
       train_ = load_split(opts_.data_dir, "train");
       test_ = load_split(opts_.data_dir, "t10k");
-      limit(train_, opts_.train_limit, "--train-limit");
-      limit(test_, opts_.test_limit, "--test-limit");
+      apply_limit(train_, opts_.train_limit, "--train-limit");
+      apply_limit(test_, opts_.test_limit, "--test-limit");
       result_.load_seconds = now_seconds() - t0;
       result_.start = "seed init";
       if (opts_.save_every > 0 || !opts_.resume_path.empty()) train_crc_ = dataset_crc(train_);
@@ -152,15 +152,6 @@ class Run {
     backend_->bind_data(train_, test_);
     backend_->set_params(params);
     backend_->set_timing(opts_.timing);
-  }
-
-  static void limit(Dataset& d, int n, const char* flag) {
-    if (n > d.count) {
-      throw Error(std::string(flag) + ": " + std::to_string(n) + " is more than the " +
-                      std::to_string(d.count) + " images in " + d.images_path,
-                  2);
-    }
-    if (n > 0) truncate(d, n);
   }
 
   std::string resume_note() const {
@@ -313,21 +304,25 @@ class Run {
 
 }  // namespace
 
+int exit_code_of(const std::string& program, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const Error& e) {
+    if (*e.what()) std::fprintf(stderr, "%s: error: %s\n", program.c_str(), e.what());
+    return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: error: out of memory\n", program.c_str());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: unexpected error: %s\n", program.c_str(), e.what());
+    return 1;
+  }
+}
+
 int run_driver(int argc, char** argv, const BackendSpec& spec) {
   Comm single;
   Comm& comm = spec.comm ? *spec.comm : single;
-  try {
-    return Run(spec, comm).main(argc, argv);
-  } catch (const Error& e) {
-    if (*e.what()) std::fprintf(stderr, "%s: error: %s\n", spec.program.c_str(), e.what());
-    return e.exit_code();
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "%s: error: out of memory\n", spec.program.c_str());
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: unexpected error: %s\n", spec.program.c_str(), e.what());
-    return 1;
-  }
+  return exit_code_of(spec.program, [&] { return Run(spec, comm).main(argc, argv); });
 }
 
 }  // namespace lenet

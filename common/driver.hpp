@@ -34,4 +34,8 @@ struct BackendSpec {
 // 2 bad command line or no device, 3 training diverged).
 int run_driver(int argc, char** argv, const BackendSpec& spec);
 
+// Runs `body` and returns its exit code; an exception becomes one line on stderr, "PROGRAM:
+// error: ...", and its exit code (lenet::Error's own, else 1). run_driver and the peers use it.
+int exit_code_of(const std::string& program, const std::function<int()>& body);
+
 }  // namespace lenet

@@ -7,7 +7,7 @@
 
 namespace lenet {
 
-void add_common_options(CLI::App& app, Options& o) {
+void add_training_options(CLI::App& app, Options& o) {
   app.add_option("--data", o.data_dir,
                  "directory with train-/t10k- images and labels in IDX format (plain or .gz)");
   app.add_option("--epochs", o.epochs, "passes over the training set (0: only evaluate)")
@@ -28,6 +28,10 @@ void add_common_options(CLI::App& app, Options& o) {
   app.add_flag_function(
       "--no-shuffle", [&o](std::int64_t) { o.shuffle = false; },
       "visit the training images in file order");
+}
+
+void add_common_options(CLI::App& app, Options& o) {
+  add_training_options(app, o);
   app.add_option("--save", o.save_path, "write the final parameters to this checkpoint");
   app.add_option("--load", o.load_path, "start from this checkpoint instead of the seed's init");
   app.add_option("--save-every", o.save_every,

@@ -31,6 +31,10 @@ struct Options {
 // Adds the shared flags to `app`, bound to `opts`, with their defaults shown in --help.
 void add_common_options(CLI::App& app, Options& opts);
 
+// The part of them that says what to train on and how (--data, --epochs, --batch, --lr, --seed,
+// the limits, --no-shuffle): all that the peers (peers/) take besides --csv and --quiet.
+void add_training_options(CLI::App& app, Options& opts);
+
 // Adds `--kernels` for the CPU tiers (ref, ...), default: the fastest built.
 void add_tier_option(CLI::App& app, std::string& tier);
 

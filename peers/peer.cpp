@@ -8,6 +8,7 @@
 
 #include "checkpoint.hpp"
 #include "dataset.hpp"
+#include "driver.hpp"
 #include "error.hpp"
 #include "options.hpp"
 #include "report.hpp"
@@ -29,12 +30,7 @@ FloatSet to_floats(const Dataset& d) {
 
 Dataset load(const std::string& dir, const char* prefix, int limit, const char* flag) {
   Dataset d = load_split(dir, prefix);
-  if (limit > d.count) {
-    throw Error(std::string(flag) + ": " + std::to_string(limit) + " is more than the " +
-                    std::to_string(d.count) + " images in " + d.images_path,
-                2);
-  }
-  if (limit > 0) truncate(d, limit);
+  apply_limit(d, limit, flag);
   return d;
 }
 
@@ -55,26 +51,7 @@ int run(int argc, char** argv, const PeerSpec& spec) {
   CLI::App app("Trains the network of docs/network.md as closely as " + spec.library +
                    " allows (differences: docs/performance.md#peers).",
                spec.program);
-  app.add_option("--data", o.data_dir,
-                 "directory with train-/t10k- images and labels in IDX format (plain or .gz)");
-  app.add_option("--epochs", o.epochs, "passes over the training set (0: only evaluate)")
-      ->check(CLI::Range(0, 1000000))
-      ->capture_default_str();
-  app.add_option("--batch", o.batch, "mini-batch size B")
-      ->check(CLI::Range(1, 1 << 30))
-      ->capture_default_str();
-  app.add_option("--lr", o.lr, "learning rate (plain SGD)")->capture_default_str();
-  app.add_option("--seed", o.seed, "seed of the initial parameters and the epoch order")
-      ->capture_default_str();
-  app.add_option("--train-limit", o.train_limit, "use the first N training images (0: all)")
-      ->check(CLI::Range(0, 1 << 30))
-      ->capture_default_str();
-  app.add_option("--test-limit", o.test_limit, "use the first N test images (0: all)")
-      ->check(CLI::Range(0, 1 << 30))
-      ->capture_default_str();
-  app.add_flag_function(
-      "--no-shuffle", [&o](std::int64_t) { o.shuffle = false; },
-      "visit the training images in file order");
+  add_training_options(app, o);
   app.add_option("--threads", threads, spec.threads_help)
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
@@ -151,18 +128,7 @@ void score_probabilities(const float* p, int label, EvalResult& e) {
 }
 
 int run_peer(int argc, char** argv, const PeerSpec& spec) {
-  try {
-    return run(argc, argv, spec);
-  } catch (const Error& e) {
-    std::fprintf(stderr, "%s: error: %s\n", spec.program.c_str(), e.what());
-    return e.exit_code();
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "%s: error: out of memory\n", spec.program.c_str());
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: unexpected error: %s\n", spec.program.c_str(), e.what());
-    return 1;
-  }
+  return exit_code_of(spec.program, [&] { return run(argc, argv, spec); });
 }
 
 }  // namespace lenet::peers

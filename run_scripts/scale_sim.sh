@@ -112,6 +112,9 @@ print(row["images_per_s"], *(m.group(1) if m else "nan" for m in per_step))
 EOF
 }
 
+# median3 A B C: the middle of three numbers (here and in simgrid/validate.sh).
+median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+
 # sample_seconds: lenet-serial's time per sample on this machine (B = 32, 4000 digits, median
 # of 3), unless --sample-us gave it.
 measure_sample() {
@@ -121,7 +124,7 @@ measure_sample() {
         sed -n 's/^ *Time per epoch (s) *= *//p')
     runs+=("$t")
   done
-  printf '%s\n' "${runs[@]}" | sort -g | sed -n 2p | awk '{printf "%.4f", $1 / 4000 * 1e6}'
+  median3 "${runs[@]}" | awk '{printf "%.4f", $1 / 4000 * 1e6}'
 }
 
 if [[ -z $sample_us ]]; then

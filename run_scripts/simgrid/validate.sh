@@ -35,7 +35,6 @@ predict() {
   predicted=$(awk -v r="$ips" 'BEGIN { printf "%.6f", 4000 / r }')
 }
 
-median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 epoch_of() { sed -n 's/^ *Time per epoch (s) *= *//p'; }
 
 vcsv="$out/validation.csv"
