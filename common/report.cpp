@@ -137,7 +137,9 @@ std::string summary_block(const RunResult& r) {
   line("Param checksum", fmt("%.10e", param_checksum(r.params)));
   line("Param CRC-32", hex32(param_crc32(r.params)));
   line("Verification",
-       r.verification_status() + (r.verification ? r.verification->summary() : std::string()));
+       r.verification_status() + (r.verification               ? r.verification->summary()
+                                  : r.why_not_verified.empty() ? std::string()
+                                                               : " (" + r.why_not_verified + ")"));
   line("Version", LENET_VERSION);
   line("Build", LENET_BUILD);
   out << " ========================================================================\n";

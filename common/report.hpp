@@ -29,6 +29,7 @@ struct RunResult {
   EvalResult eval;
   std::vector<float> params;
   std::optional<Verification> verification;  // with --verify only
+  std::string why_not_verified;  // shown after NOT PERFORMED where there can be none (peers/)
   long long images_trained = 0;  // by this run: fewer than epochs x images when it resumed
   std::string start;             // where the parameters came from: "seed init", "checkpoint F", ...
 
