@@ -32,6 +32,8 @@ Each point simulates --steps steps and scales the time per step to an epoch of -
   --sample-us X       compute per sample in us (default: measured with lenet-serial, B = 32)
   --validate          instead: the simulator against measured runs (this machine at 2 ranks,
                       and docs/multihost.md's namespace hosts); writes validation.md
+  --sweep DIR         with --validate: the namespace hosts of this bandwidth_sweep.sh output
+                      directory (default: the recorded run_scripts/simgrid/namespace_sweep.csv)
   --build-dir DIR     where lenet-mpi-smpi was built (default: build)
   --out DIR           output directory (default: results/scale-sim-DATE)
 EOF
@@ -44,6 +46,7 @@ steps=10
 epoch_images=60000
 sample_us=""
 validate=0
+sweep=""
 build_dir="${REPO_ROOT}/build"
 out=""
 while [[ $# -gt 0 ]]; do
@@ -55,12 +58,15 @@ while [[ $# -gt 0 ]]; do
     --epoch-images) need "$@"; positive "$1" "$2"; epoch_images=$2; shift 2 ;;
     --sample-us) need "$@"; [[ $2 =~ ^[0-9]*\.?[0-9]+$ ]] || die "--sample-us: expected a number of microseconds, got '$2'"; sample_us=$2; shift 2 ;;
     --validate) validate=1; shift ;;
+    --sweep) need "$@"; sweep=$(realpath -m "$2"); shift 2 ;;
     --build-dir) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
     --out) need "$@"; out=$(realpath -m "$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
+[[ -z $sweep || -f $sweep/runs.csv ]] || die "--sweep: no runs.csv in $sweep (bandwidth_sweep.sh's --out)"
+((validate == 1 || -z $sweep)) || die "--sweep goes with --validate"
 ((max_ranks & (max_ranks - 1))) && die "--max-ranks: expected a power of 2, got $max_ranks"
 ((max_ranks <= 1024)) || die "--max-ranks: the platforms have 1024 hosts, got $max_ranks"
 IFS=, read -ra platform_list <<<"$platforms"
@@ -127,17 +133,17 @@ measure_sample() {
   median3 "${runs[@]}" | awk '{printf "%.4f", $1 / 4000 * 1e6}'
 }
 
+if [[ $validate -eq 1 ]]; then
+  source "${SCRIPT_DIR}/simgrid/validate.sh"
+  exit 0
+fi
+
 if [[ -z $sample_us ]]; then
   say "measuring the compute per sample with lenet-serial (B = 32, 4000 digits, median of 3)"
   sample_us=$(measure_sample)
 fi
 sample_s=$(awk -v u="$sample_us" 'BEGIN { printf "%.9g", u * 1e-6 }')
 say "compute per sample: $sample_us us"
-
-if [[ $validate -eq 1 ]]; then
-  source "${SCRIPT_DIR}/simgrid/validate.sh"
-  exit 0
-fi
 
 # A small copy of the digits (1024 train, 16 test images) for the simulated ranks: each rank
 # loads its own copy of the data, 1024 times over.

@@ -11,3 +11,13 @@ add_test(NAME "simgrid: lenet-mpi-smpi on 4 simulated ranks"
           $<TARGET_FILE:lenet-serial> ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
 set_tests_properties("simgrid: lenet-mpi-smpi on 4 simulated ranks"
   PROPERTIES LABELS "simgrid" SKIP_RETURN_CODE 77 TIMEOUT 60)
+
+# The token bucket model that validate.sh puts in front of the simulator (its doctests).
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME "simgrid: token bucket model (token_bucket.py doctests)"
+    COMMAND ${Python3_EXECUTABLE} -m doctest -v
+            ${PROJECT_SOURCE_DIR}/run_scripts/simgrid/token_bucket.py)
+  set_tests_properties("simgrid: token bucket model (token_bucket.py doctests)"
+    PROPERTIES LABELS "simgrid" TIMEOUT 30)
+endif()

@@ -1,15 +1,15 @@
-# scale_sim.sh --validate (sourced by it: uses its simulate, $out, $data, $py, $build_dir): the
-# simulator configured as a measured 2-rank set-up must predict the measured time per epoch.
-#   namespace  docs/multihost.md's bandwidth sweep (2026-11-23, this machine type: 2 network-
-#              namespace hosts on one 2-core machine, tc-shaped link), from namespace_sweep.csv:
-#              the link's alpha and beta, lenet-serial's t_sample and lenet-mpi's epoch time
+# scale_sim.sh --validate (sourced by it: uses its simulate, median3, $out, $data, $py,
+# $build_dir, $sweep): the simulator configured as a measured 2-rank set-up must predict the
+# measured time per epoch.
+#   namespace  a bandwidth sweep (run_scripts/bandwidth_sweep.sh, docs/multihost.md: 2 network-
+#              namespace hosts on this 2-core machine, the link unshaped or shaped by a tc token
+#              bucket): the recorded one in namespace_sweep.csv, or --sweep DIR's, converted
 #   local      measured now: lenet-mpi-pingpong (alpha, beta) and lenet-serial (t_sample) and
 #              lenet-mpi on 2 ranks (shared memory), 3 interleaved repeats, medians
-# Each is simulated as 2 hosts joined by the measured link (half of alpha on each host's link,
-# no SMPI correction factors), at the same data, batch and rank count. The namespace points are
-# simulated a second time with the bandwidth calibrated on the ping-pong's own 9376-byte
-# allreduce (beta' = n / (t_allreduce - alpha)): the tc token bucket lets a message of that size
-# through faster than its long-run rate beta (docs/multihost.md, "What the token bucket does").
+# Each is simulated as 2 hosts joined by one link (half of alpha on each host's link, no SMPI
+# correction factors), at the same data, batch and rank count, with the ping-pong's alpha and
+# beta. A shaped link is simulated a second time as what it is: the unshaped wire under a
+# token bucket, whose wait per message (token_bucket.py) SimGrid's fluid links cannot model.
 
 # platform2 FILE ALPHA_US BETA_MBPS: two hosts whose one-way time is alpha + n / beta.
 platform2() {
@@ -37,24 +37,58 @@ predict() {
 
 epoch_of() { sed -n 's/^ *Time per epoch (s) *= *//p'; }
 
-vcsv="$out/validation.csv"
-echo "setup,link,batch,alpha_us,beta_MBps,t_sample_us,measured_s,predicted_s,residual,beta_allreduce_MBps,predicted_allreduce_s,residual_allreduce" >"$vcsv"
-residual() { awk -v m="$1" -v p="$2" 'BEGIN { printf "%+.1f%%", 100 * (p - m) / m }'; }
-row() {  # setup link batch alpha beta t_sample measured predicted [beta' predicted']
-  local extra=",,"
-  [[ -n ${10:-} ]] && extra="$9,${10},$(residual "$7" "${10}")"
-  echo "$1,$2,$3,$4,$5,$6,$7,$8,$(residual "$7" "$8"),$extra" >>"$vcsv"
-}
+# The namespace side: a sweep directory's runs.csv, network.csv and runs.log (the tc rate and
+# burst multihost.sh printed) -> one row per link and batch, medians of the repeats.
+sweep_csv="${SCRIPT_DIR}/simgrid/namespace_sweep.csv"
+if [[ -n $sweep ]]; then
+  sweep_csv="$out/namespace_sweep.csv"
+  "$py" - "$sweep" "$sweep_csv" <<'EOF' || die "--sweep: cannot read the bandwidth sweep in $sweep"
+import csv, os, re, statistics, sys
+src, dst = sys.argv[1], sys.argv[2]
+runs = list(csv.DictReader(open(os.path.join(src, "runs.csv"))))
+links = {r["link"]: r for r in csv.DictReader(open(os.path.join(src, "network.csv")))}
+shaper = {m[1]: (m[2], m[3]) for m in re.finditer(
+    r"bandwidth: (\S+) \((\d+) B/s\).*burst (\d+) B", open(os.path.join(src, "runs.log")).read())}
+if any(int(r["train_images"]) != 4000 for r in runs) or \
+        any(r["ranks"] != "2" for r in runs if r["link"] != "serial"):
+    sys.exit("scale_sim.sh: --sweep: the validation needs the sweep's defaults (2 hosts, 4000 images)")
+median = lambda link, b: statistics.median(
+    float(r["seconds_per_epoch"]) for r in runs if r["link"] == link and int(r["batch"]) == b)
+batches = sorted({int(r["batch"]) for r in runs if r["link"] == "serial"})
+with open(dst, "w") as f:
+    f.write("link,rate_Bps,burst_B,alpha_us,beta_MBps,allreduce_us,batch,t_sample_us,serial_s,measured_s\n")
+    for link, net in links.items():
+        rate, burst = shaper.get(link, (0, 0))
+        for b in batches:
+            serial = median("serial", b)
+            f.write(f"{link},{rate},{burst},{float(net['alpha_us']):.1f},"
+                    f"{float(net['beta_MBps']):.2f},{float(net['allreduce_us']):.1f},{b},"
+                    f"{serial / 4000 * 1e6:.2f},{serial:.6f},{median(link, b):.6f}\n")
+EOF
+fi
+read -r wire_alpha wire_beta < <(awk -F, '$1 == "unshaped" { print $4, $5; exit }' "$sweep_csv")
+[[ -n ${wire_alpha:-} ]] || die "$sweep_csv: no row for the unshaped link (the wire under the bucket)"
 
-say "validation 1/2: docs/multihost.md's namespace sweep (recorded 2026-11-23), simulated"
-while IFS=, read -r link alpha beta allreduce batch tsample _ measured; do
+vcsv="$out/validation.csv"
+echo "setup,link,batch,t_sample_us,measured_s,alpha_us,beta_MBps,predicted_s,residual,bucket_wait_us,beta_bucket_MBps,predicted_bucket_s,residual_bucket" >"$vcsv"
+residual() { awk -v m="$1" -v p="$2" 'BEGIN { printf "%+.1f%%", 100 * (p - m) / m }'; }
+
+say "validation 1/2: the namespace hosts of a bandwidth sweep ($sweep_csv), simulated"
+while IFS=, read -r link rate burst alpha beta _ batch tsample _ measured; do
   [[ $link == link ]] && continue
   predict "$alpha" "$beta" "$batch" "$tsample"
-  plain=$predicted
-  beta2=$(awk -v a="$alpha" -v t="$allreduce" 'BEGIN { printf "%.2f", 9376 / (t - a) }')
-  predict "$alpha" "$beta2" "$batch" "$tsample"
-  row namespace "$link" "$batch" "$alpha" "$beta" "$tsample" "$measured" "$plain" "$beta2" "$predicted"
-done <"${SCRIPT_DIR}/simgrid/namespace_sweep.csv"
+  row="namespace,$link,$batch,$tsample,$measured,$alpha,$beta,$predicted,$(residual "$measured" "$predicted")"
+  if ((rate > 0)); then  # between two allreduces a rank computes B/2 samples
+    read -r wait beta_bucket < <("$py" "${SCRIPT_DIR}/simgrid/token_bucket.py" "$rate" "$burst" \
+      "$(awk -v b="$batch" -v t="$tsample" 'BEGIN { print b / 2 * t }')" "$wire_alpha" "$wire_beta")
+    [[ -n ${beta_bucket:-} ]] || die "token_bucket.py failed for link $link"
+    predict "$wire_alpha" "$beta_bucket" "$batch" "$tsample"
+    row+=",$wait,$beta_bucket,$predicted,$(residual "$measured" "$predicted")"
+  else
+    row+=",,,,"
+  fi
+  echo "$row" >>"$vcsv"
+done <"$sweep_csv"
 
 mpi_exe="${build_dir}/backend_mpi/lenet-mpi"
 if command -v mpirun >/dev/null && [[ -x $mpi_exe ]]; then
@@ -72,10 +106,10 @@ if command -v mpirun >/dev/null && [[ -x $mpi_exe ]]; then
       mpi+=("$(nice "${mpirun[@]}" "$mpi_exe" --data "$data" --train-limit 4000 \
         --batch "$batch" --lr "$(lr_for "$batch")" --quiet | epoch_of)")
     done
-    tsample=$(awk -v s="$(median3 "${serial[@]}")" 'BEGIN { printf "%.4f", s / 4000 * 1e6 }')
+    tsample=$(awk -v s="$(median3 "${serial[@]}")" 'BEGIN { printf "%.2f", s / 4000 * 1e6 }')
     measured=$(median3 "${mpi[@]}")
     predict "$alpha" "$beta" "$batch" "$tsample"
-    row local shared-memory "$batch" "$alpha" "$beta" "$tsample" "$measured" "$predicted"
+    echo "local,shared-memory,$batch,$tsample,$measured,$alpha,$beta,$predicted,$(residual "$measured" "$predicted"),,,," >>"$vcsv"
   done
 else
   say "validation 2/2 skipped: no mpirun or no $mpi_exe"
@@ -84,21 +118,21 @@ fi
 "$py" - "$vcsv" "$out/validation.md" <<'EOF'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-seconds = lambda x: f"{float(x):.4f}" if x else "-"
-out = ["| set-up | link | B | alpha (us) | beta (MB/s) | t_sample (us) | measured (s/epoch) "
-       "| simulated (s/epoch) | residual | beta' from the allreduce (MB/s) | simulated with beta' "
+num = lambda x, f: format(float(x), f) if x else "-"
+out = ["| set-up | link | B | t_sample (us) | measured (s/epoch) | alpha (us) | beta (MB/s) "
+       "| simulated (s/epoch) | residual | bucket wait per message (us) | simulated, token bucket "
        "| residual |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for r in rows:
-    out.append(f"| {r['setup']} | {r['link']} | {r['batch']} | {r['alpha_us']} | "
-               f"{r['beta_MBps']} | {r['t_sample_us']} | {r['measured_s']} | "
-               f"{seconds(r['predicted_s'])} | {r['residual']} | {r['beta_allreduce_MBps'] or '-'} | "
-               f"{seconds(r['predicted_allreduce_s'])} | "
-               f"{r['residual_allreduce'] or '-'} |")
+    out.append(f"| {r['setup']} | {r['link']} | {r['batch']} | {num(r['t_sample_us'], '.2f')} "
+               f"| {num(r['measured_s'], '.4f')} | {num(r['alpha_us'], '.1f')} "
+               f"| {num(r['beta_MBps'], '.2f')} | {num(r['predicted_s'], '.4f')} "
+               f"| {r['residual']} | {num(r['bucket_wait_us'], '.0f')} "
+               f"| {num(r['predicted_bucket_s'], '.4f')} | {r['residual_bucket'] or '-'} |")
 ok = lambda x: abs(float(x.rstrip("%"))) <= 15
-within = sum(ok(r["residual"]) for r in rows)
-cal = [r for r in rows if r["residual_allreduce"]]
-out += ["", f"alpha-beta: {within} of {len(rows)} within 15%; namespace points with beta': "
-        f"{sum(ok(r['residual_allreduce']) for r in cal)} of {len(cal)} within 15%."]
+best = [r["residual_bucket"] or r["residual"] for r in rows]
+out += ["", f"With the ping-pong's alpha and beta: {sum(ok(r['residual']) for r in rows)} of "
+        f"{len(rows)} points within 15%. With the shaped links as the wire under a token bucket: "
+        f"{sum(map(ok, best))} of {len(rows)}."]
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 EOF
