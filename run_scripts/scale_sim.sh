@@ -66,7 +66,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ -z $sweep || -f $sweep/runs.csv ]] || die "--sweep: no runs.csv in $sweep (bandwidth_sweep.sh's --out)"
-((validate == 1 || -z $sweep)) || die "--sweep goes with --validate"
+[[ $validate -eq 1 || -z $sweep ]] || die "--sweep goes with --validate"
 ((max_ranks & (max_ranks - 1))) && die "--max-ranks: expected a power of 2, got $max_ranks"
 ((max_ranks <= 1024)) || die "--max-ranks: the platforms have 1024 hosts, got $max_ranks"
 IFS=, read -ra platform_list <<<"$platforms"
