@@ -5,6 +5,7 @@
 // needs no edge handling, whatever the vector width.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "simd_kernels.hpp"
 
@@ -13,6 +14,11 @@ namespace lenet {
 using namespace simd;
 
 namespace {
+
+// The copies are written kPeriodRows rows at a time, a whole number of vectors (2 rows with 16
+// lanes, 1 with 8 or 4), so that each vector's place in its rows repeats from block to block.
+constexpr int kPeriodRows = std::lcm(kC1Side, kLanes) / kC1Side;
+static_assert(kImageSide % kPeriodRows == 0);
 
 // p / 255, rounded as the IEEE division rounds it. Where the target has FMA: q = p * (1/255),
 // then one correction step with FMAs, q + (p - 255 q) * (1/255), which gives the rounded quotient
@@ -36,11 +42,24 @@ void SimdKernels::load_input(const uint8_t* pixels) {
   // version spelled with vector shuffles was no faster with AVX-512 and 13x slower with SSE2.
   for (int i = 0; i < kImageSize; ++i)
     x_[i] = over255(pixels[i]);
+  // Each copy xs[v] is one run of 28 x 24 floats, written as whole vectors. With 16 lanes a
+  // row of 24 is not whole vectors: one vector in three starts at column 16 of row r and runs
+  // into row r + 1, whose first columns lie 4 floats further on in x (rows of 28, not 24), so
+  // its later lanes come from a second load. That is 42 stores per copy instead of 56 with two
+  // overlapping vectors per row.
   for (int v = 0; v < kC1Kernel; ++v) {
-    for (int r = 0; r < kImageSide; ++r) {
-      for (int k = 0; k < vectors_in_row(kC1Side); ++k) {
-        const int j = vector_start(k, kC1Side);
-        store(xs_[v] + r * kC1Side + j, load(x_ + r * kImageSide + v + j));
+    for (int r0 = 0; r0 < kImageSide; r0 += kPeriodRows) {
+      const float* rows = x_ + r0 * kImageSide + v;
+      float* to = xs_[v] + r0 * kC1Side;
+      for (int q = 0; q < kPeriodRows * kC1Side; q += kLanes) {  // unrolled: r, c are constants
+        const int r = q / kC1Side, c = q % kC1Side;
+        const float* from = rows + r * kImageSide + c;
+        vfloat lanes = load(from);
+        if (c + kLanes > kC1Side) {
+          const vint next_row = lane_pattern([c](int l) { return c + l; }) >= kC1Side;
+          lanes = next_row ? load(from + kImageSide - kC1Side) : lanes;
+        }
+        store(to + q, lanes);
       }
     }
   }
