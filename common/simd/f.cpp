@@ -8,8 +8,8 @@
 // it in 8 columns: the rows of W3 and dW3 are packed, so a vector must not run past a row.
 #include <cmath>
 
-#include "../vexp.hpp"
 #include "simd_kernels.hpp"
+#include "vexp.hpp"
 
 namespace lenet {
 
@@ -18,6 +18,7 @@ using namespace simd;
 namespace {
 
 constexpr int kColumnVectors = vectors_in_row(kS1Size);
+constexpr int kClassVectors = padded(kClasses) / kLanes;  // z3 and p as whole vectors
 
 }  // namespace
 
@@ -39,18 +40,23 @@ float SimdKernels::f_forward(const float* params, int label) {
   for (int k = 0; k < kClasses; ++k)
     z3_[k] = b3[k] + sums[k];
   // Softmax with the maximum subtracted; the loss as log-sum-exp minus the label's logit, which
-  // stays finite where p[label] would round to 0. Ten values: scalar code as in ref, with the
-  // inlined vexp (common/vexp.hpp), which is faster than calling std::exp.
+  // stays finite where p[label] would round to 0. The exps and the divisions on whole vectors
+  // (vexp.hpp's vexp gives each lane what the scalar lenet::vexp of ref gives), the sum in
+  // class order as in ref.
   float zmax = z3_[0];
   for (int k = 1; k < kClasses; ++k)
     zmax = z3_[k] > zmax ? z3_[k] : zmax;
+  vfloat e[kClassVectors];
+  for (int i = 0; i < kClassVectors; ++i)
+    e[i] = load(z3_ + i * kLanes) - zmax;
+  vexp(e);
+  for (int i = 0; i < kClassVectors; ++i)
+    store(p_ + i * kLanes, e[i]);
   float sum = 0.0f;
-  for (int k = 0; k < kClasses; ++k) {
-    p_[k] = vexp(z3_[k] - zmax);
-    sum += p_[k];
-  }
   for (int k = 0; k < kClasses; ++k)
-    p_[k] /= sum;
+    sum += p_[k];
+  for (int i = 0; i < kClassVectors; ++i)
+    store(p_ + i * kLanes, e[i] / sum);
   label_ = label;
   loss_ = std::log(sum) - (z3_[label] - zmax);
   return loss_;

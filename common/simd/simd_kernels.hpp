@@ -5,8 +5,8 @@
 // docs/performance.md tells what each layout and loop order is for, with measurements.
 //
 // Nothing is carried from one sample to the next: every buffer below is overwritten before it
-// is read (pads are zero from construction and never written), so a sample's result does not
-// depend on which samples this object ran before it.
+// is read (pads are zero from construction and never written; p_'s are written but never read),
+// so a sample's result does not depend on which samples this object ran before it.
 #pragma once
 
 #include "../tier.hpp"
@@ -43,8 +43,8 @@ class SimdKernels final : public SampleKernels {
   alignas(64) float z2_[simd::padded(kS1Size)] = {};
   alignas(64) float a2_[simd::padded(kS1Size)] = {};
   alignas(64) float d2_[kS1Size + simd::kLanes] = {};  // dloss/dz2, from f_backward
-  float z3_[kClasses] = {};
-  float p_[kClasses] = {};
+  alignas(64) float z3_[simd::padded(kClasses)] = {};
+  alignas(64) float p_[simd::padded(kClasses)] = {};
   float loss_ = 0;
   int label_ = 0;
 };
