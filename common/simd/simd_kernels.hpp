@@ -5,7 +5,7 @@
 // docs/performance.md tells what each layout and loop order is for, with measurements.
 //
 // Nothing is carried from one sample to the next: every buffer below is overwritten before it
-// is read (pads are zero from construction and never written; p_'s are written but never read),
+// is read (pads are zero from construction and never written, but for p_'s: written, never read),
 // so a sample's result does not depend on which samples this object ran before it.
 #pragma once
 

@@ -92,7 +92,7 @@ done <"$sweep_csv"
 
 mpi_exe="${build_dir}/backend_mpi/lenet-mpi"
 if command -v mpirun >/dev/null && [[ -x $mpi_exe ]]; then
-  say "validation 2/2: this machine, 2 ranks over shared memory: measuring (3 x 3 short runs)"
+  say "validation 2/2: this machine, 2 ranks over shared memory: measuring (3 batch sizes x 3 repeats, seconds)"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   mpirun=(mpirun -np 2 --oversubscribe --bind-to none)
   link=$("${mpirun[@]}" "${build_dir}/backend_mpi/lenet-mpi-pingpong" --seconds 0.5)
