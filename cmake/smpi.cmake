@@ -17,7 +17,8 @@ elseif(NOT LENET_SMPI STREQUAL "OFF")
   find_library(SIMGRID_LIBRARY simgrid)
   find_program(SIMGRID_SMPIRUN smpirun)
   find_package(OpenMP COMPONENTS CXX)
-  if(SIMGRID_SMPI_INCLUDE AND SIMGRID_LIBRARY AND SIMGRID_SMPIRUN AND OpenMP_CXX_FOUND)
+  if(SIMGRID_SMPI_INCLUDE AND SIMGRID_LIBRARY AND SIMGRID_SMPIRUN AND OpenMP_CXX_FOUND
+     AND TARGET lenet_threads)
     set(_smpi_found ON)
   endif()
 endif()
@@ -26,18 +27,17 @@ if(NOT LENET_SMPI_ENABLED)
   return()
 endif()
 
-get_target_property(_common_sources lenet_common SOURCES)
-list(TRANSFORM _common_sources PREPEND ${PROJECT_SOURCE_DIR}/common/)
-add_library(lenet-mpi-smpi SHARED
-  ${_common_sources}
-  common/threads/chunks.cpp
-  common/threads/workers.cpp
-  backend_mpi/allreduce.cpp
-  backend_mpi/exact.cpp
+# The sources of lenet_common and lenet_threads as those targets list them, and lenet_mpi's.
+set(_smpi_sources "")
+foreach(_target lenet_common lenet_threads)
+  get_target_property(_sources ${_target} SOURCES)
+  list(TRANSFORM _sources PREPEND ${PROJECT_SOURCE_DIR}/common/)
+  list(APPEND _smpi_sources ${_sources})
+endforeach()
+include(${PROJECT_SOURCE_DIR}/backend_mpi/sources.cmake)
+list(TRANSFORM LENET_MPI_SOURCES PREPEND ${PROJECT_SOURCE_DIR}/backend_mpi/)
+add_library(lenet-mpi-smpi SHARED ${_smpi_sources} ${LENET_MPI_SOURCES}
   backend_mpi/main.cpp
-  backend_mpi/mpi_backend.cpp
-  backend_mpi/mpi_comm.cpp
-  backend_mpi/mpi_options.cpp
   backend_mpi/smpi_hooks.cpp
 )
 # SMPI's mpi.h before any other MPI's; smpirun dlopen()s the file by its plain name.

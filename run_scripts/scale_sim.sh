@@ -82,7 +82,7 @@ command -v smpirun >/dev/null || die "smpirun not found (Debian: apt-get install
 require_built "$serial_exe"
 data="${REPO_ROOT}/data/digits"
 [[ -f $data/train-images-idx3-ubyte ]] || die "no $data: bash run_scripts/get_data.sh"
-py=$(python_with matplotlib) || die "python3 with matplotlib not found (Debian: python3-matplotlib)"
+py=$(plot_python)
 
 [[ -n $out ]] || out="${REPO_ROOT}/results/scale-sim-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$out"
@@ -118,16 +118,17 @@ print(row["images_per_s"], *(m.group(1) if m else "nan" for m in per_step))
 EOF
 }
 
-# median3 A B C: the middle of three numbers (here and in simgrid/validate.sh).
+# median3 A B C: the middle of three numbers; epoch_of: a summary block's time per epoch, from
+# stdin (both here and in simgrid/validate.sh).
 median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+epoch_of() { sed -n 's/^ *Time per epoch (s) *= *//p'; }
 
 # sample_seconds: lenet-serial's time per sample on this machine (B = 32, 4000 digits, median
 # of 3), unless --sample-us gave it.
 measure_sample() {
   local t runs=()
   for _ in 1 2 3; do
-    t=$(nice "$serial_exe" --data "$data" --train-limit 4000 --batch 32 --quiet | \
-        sed -n 's/^ *Time per epoch (s) *= *//p')
+    t=$(nice "$serial_exe" --data "$data" --train-limit 4000 --batch 32 --quiet | epoch_of)
     runs+=("$t")
   done
   median3 "${runs[@]}" | awk '{printf "%.4f", $1 / 4000 * 1e6}'

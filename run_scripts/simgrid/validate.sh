@@ -1,4 +1,4 @@
-# scale_sim.sh --validate (sourced by it: uses its simulate, median3, $out, $data, $py,
+# scale_sim.sh --validate (sourced by it: uses its simulate, median3, epoch_of, $out, $data, $py,
 # $build_dir, $sweep): the simulator configured as a measured 2-rank set-up must predict the
 # measured time per epoch.
 #   namespace  a bandwidth sweep (run_scripts/bandwidth_sweep.sh, docs/multihost.md: 2 network-
@@ -34,8 +34,6 @@ predict() {
   read -r ips _ _ _ <"$out/point"
   predicted=$(awk -v r="$ips" 'BEGIN { printf "%.6f", 4000 / r }')
 }
-
-epoch_of() { sed -n 's/^ *Time per epoch (s) *= *//p'; }
 
 # The namespace side: a sweep directory's runs.csv, network.csv and runs.log (the tc rate and
 # burst multihost.sh printed) -> one row per link and batch, medians of the repeats.
