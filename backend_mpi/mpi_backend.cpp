@@ -93,6 +93,9 @@ BackendInfo MpiBackend::info() const {
     add_line(b, "Compute per step (ms)", format("%.4f (slowest rank)", 1e3 * compute));
     add_line(b, "Comm per step (ms)", format("%.4f (slowest rank)", 1e3 * comm));
     add_line(b, "Comm / compute", format("%.3f", comm / compute));
+    add_line(b, "Samples computed",
+             std::to_string(samples_[0]) + " on " + std::to_string(ranks_) + " ranks (" +
+                 std::to_string(samples_[1]) + " to " + std::to_string(samples_[2]) + " a rank)");
     add_line(b, "Ranks agree",
              ranks_agree_ ? "yes (the same parameter CRC-32 on every rank)"
                           : "NO: the ranks' parameters differ");
@@ -114,6 +117,16 @@ std::vector<float> MpiBackend::get_params() {
     slowest_.*kAllFields[i] = v[i];
   slowest_compute_ = v[kFieldCount];
   ranks_agree_ = same_on_every_rank({static_cast<double>(param_crc32(params_))}, comm_);
+  // Samples computed on each rank: each sample trained once, on one rank, is what makes the
+  // ranks share the work (the lab kit checks it: a rank that computes the whole batch shows).
+  long long samples = 0;
+  for (const Worker& w : workers_)
+    samples += w.samples;
+  long long most[2] = {samples, -samples};  // max(-x) = -min(x)
+  MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_LONG_LONG, MPI_MAX, comm_);
+  MPI_Allreduce(&samples, &samples_[0], 1, MPI_LONG_LONG, MPI_SUM, comm_);
+  samples_[1] = -most[1];
+  samples_[2] = most[0];
   return params_;
 }
 

@@ -92,6 +92,7 @@ class MpiBackend final : public Backend {
   // Filled by get_params(): the max over ranks, and whether all ranks hold the same bits.
   LayerTimes slowest_;
   double slowest_compute_ = 0;
+  long long samples_[3] = {};  // samples computed, reduced by get_params(): sum, min, max
   bool ranks_agree_ = true;
 };
 

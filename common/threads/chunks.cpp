@@ -16,6 +16,7 @@ int chunk_sums(std::vector<Worker>& workers, const float* params, const Dataset&
 #pragma omp for schedule(static)
   for (int c = 0; c < n; ++c) {  // whole chunks, each with this thread's kernels
     const int start = lo + c * kChunk;
+    w.samples += std::min(kChunk, hi - start);
     // Where a thread has a run of chunks, the next of its run comes first; its image was
     // fetched a batch early.
     out[c].loss = chunk_gradient(*w.kernels, params, data, order.data() + start,

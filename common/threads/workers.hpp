@@ -18,6 +18,7 @@ struct alignas(64) Worker {
   std::unique_ptr<SampleKernels> kernels;
   float sample_grad[kParamCount];
   LayerTimes times;
+  long long samples = 0;  // trained by this thread so far: lenet-mpi's proof of its slices
 };
 
 // One worker per thread of a team of `threads`. Each thread allocates its own kernels, so that
