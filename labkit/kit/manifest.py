@@ -1,0 +1,59 @@
+"""A lab's one definition: labkit/labs/labN.json (docs/labs.md, "The manifest").
+
+It names the files and regions the student edits, what to build, the checks with their points,
+the performance measurement and the time limits. The grader, the starter copies, the handouts'
+rubric tables (checked by a test) and the Gradescope bundle all read it.
+"""
+import json
+import os
+
+KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # labkit/
+CHECK_KINDS = {"build", "runs", "ctest", "same_bits", "verify", "slices"}
+
+
+class ManifestError(Exception):
+    pass
+
+
+def _check(cond, lab, what):
+    if not cond:
+        raise ManifestError(f"labkit/labs/lab{lab}.json: {what}")
+
+
+def checks_for(manifest, mode):
+    """The checks that apply in `mode` ("cpu", "gpu" or "emulated"): those without a "when",
+    and those whose "when" names the mode."""
+    return [c for c in manifest["checks"] if c.get("when", mode) == mode]
+
+
+def load(lab):
+    path = os.path.join(KIT, "labs", f"lab{lab}.json")
+    if not os.path.isfile(path):
+        known = " ".join(str(n) for n in labs())
+        raise ManifestError(f"no lab '{lab}' (labs: {known}; run: lab.sh list)")
+    with open(path, encoding="utf-8") as f:
+        m = json.load(f)
+    _check(m.get("lab") == int(lab), lab, "'lab' is not the file's number")
+    for key in ("title", "handout", "files", "points", "checks", "limits"):
+        _check(key in m, lab, f"no '{key}'")
+    for key in ("correctness", "performance", "written"):
+        _check(isinstance(m["points"].get(key), int), lab, f"points.{key} is not a whole number")
+    modes = {c.get("when", "cpu") for c in m["checks"]} or {"cpu"}
+    for mode in modes:
+        chosen = checks_for(m, mode)
+        total = sum(c["points"] for c in chosen)
+        _check(total == m["points"]["correctness"], lab,
+               f"the {mode} checks' points add up to {total}, not points.correctness "
+               f"{m['points']['correctness']}")
+    for c in m["checks"]:
+        _check(c.get("kind") in CHECK_KINDS, lab, f"check '{c.get('name')}': unknown kind")
+    return m
+
+
+def labs():
+    names = os.listdir(os.path.join(KIT, "labs"))
+    return sorted(int(n[3:-5]) for n in names if n.startswith("lab") and n.endswith(".json"))
+
+
+def load_all():
+    return {n: load(n) for n in labs()}

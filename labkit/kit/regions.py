@@ -1,0 +1,74 @@
+"""The lab regions of a source file: the lines between "LAB N BEGIN" and "LAB N END".
+
+A lab is cut from the real code: each of its regions is marked in the source by a comment line
+holding "LAB N BEGIN" and one holding "LAB N END". The marker lines stay in every copy; only the
+lines between them (the region's body) change: the solution, a stub, a stand-in or a student's
+work.
+"""
+import re
+
+MARKER = re.compile(r"LAB (\d+) (BEGIN|END)")
+
+
+class RegionError(Exception):
+    """A file whose markers are not well formed (unclosed, nested or stray)."""
+
+
+def spans(text, lab):
+    """The (first, last) line indices, 0-based and exclusive of the markers, of each region of
+    `lab` in `text`, in file order."""
+    found, start = [], None
+    for i, line in enumerate(text.split("\n")):
+        m = MARKER.search(line)
+        if not m or int(m.group(1)) != lab:
+            continue
+        if m.group(2) == "BEGIN":
+            if start is not None:
+                raise RegionError(f"line {i + 1}: LAB {lab} BEGIN inside another LAB {lab} region")
+            start = i + 1
+        else:
+            if start is None:
+                raise RegionError(f"line {i + 1}: LAB {lab} END without a BEGIN")
+            found.append((start, i))
+            start = None
+    if start is not None:
+        raise RegionError(f"line {start}: LAB {lab} BEGIN is never closed by LAB {lab} END")
+    return found
+
+
+def labs_in(text):
+    """The labs that have at least one marker in `text`."""
+    return sorted({int(m.group(1)) for m in MARKER.finditer(text)})
+
+
+def bodies(text, lab):
+    """Each region's body, as text ending with a newline (or empty)."""
+    lines = text.split("\n")
+    return ["".join(line + "\n" for line in lines[a:b]) for a, b in spans(text, lab)]
+
+
+def replace(text, lab, new_bodies):
+    """`text` with the bodies of `lab`'s regions replaced, in order, by `new_bodies`."""
+    regions = spans(text, lab)
+    if len(regions) != len(new_bodies):
+        raise RegionError(f"{len(new_bodies)} bodies for {len(regions)} LAB {lab} regions")
+    lines = text.split("\n")
+    out, pos = [], 0
+    for (a, b), body in zip(regions, new_bodies):
+        out.extend(lines[pos:a])
+        if body:
+            out.extend(body[:-1].split("\n") if body.endswith("\n") else body.split("\n"))
+        pos = b
+    out.extend(lines[pos:])
+    return "\n".join(out)
+
+
+def outside(text, lab):
+    """`text` without the bodies of `lab`'s regions: what a student may not change."""
+    return replace(text, lab, [""] * len(spans(text, lab)))
+
+
+def normalized(body):
+    """A body with blank lines dropped and each line's whitespace runs collapsed: two bodies
+    that differ only in layout compare equal."""
+    return "\n".join(" ".join(line.split()) for line in body.split("\n") if line.strip())

@@ -1,0 +1,188 @@
+"""A grading's results: one dict in Gradescope's results.json format (top-level score and
+output, tests[] with name, score, max_score, output, visibility; a leaderboard), from which the
+Markdown report, PrairieLearn's results.json and GitHub Classroom's reporter payload are drawn.
+"""
+import base64
+import json
+import os
+import subprocess
+import time
+
+from . import machine
+
+
+def _version(root):
+    try:
+        out = subprocess.run(["git", "-C", root, "describe", "--always", "--dirty"],
+                             capture_output=True, text=True, timeout=10)
+        if out.returncode == 0:
+            return out.stdout.strip()
+    except OSError:
+        pass
+    return "not a git checkout"
+
+
+def _entry(name, score, max_score, output, status):
+    return {"name": name, "score": round(score, 1), "max_score": max_score, "output": output,
+            "status": status, "visibility": "visible"}
+
+
+def performance_table(perf):
+    if perf.get("status") != "measured":
+        return ""
+    unit, med, runs = perf["unit"], perf["medians"], perf["runs"]
+    rows = [("yours, parallel", "parallel"), ("yours, one thread (or the ref kernels)", "one"),
+            ("the reference, parallel", "reference")]
+    lines = [f"{perf['what']}; {unit}, median of {len(runs['parallel'])} interleaved rounds:",
+             "", "| run | median | every round |", "|---|---|---|"]
+    for label, key in rows:
+        if key in med:
+            lines.append(f"| {label} | {med[key]:.6g} | {' '.join('%.6g' % v for v in runs[key])} |")
+    return "\n".join(lines)
+
+
+def results(g, *, platform=None):
+    """The results of Grading g. platform: None (lab.sh grade) or the platform's name, where
+    performance is measured for the leaderboard but not scored (docs/labs.md, "Timing")."""
+    m = g.m
+    P = m["points"]
+    tests = []
+    if g.refused:
+        tests.append(_entry("submission: is it lab %d's?" % g.lab, 0,
+                            P["correctness"] + P["performance"], "refused: " + g.refused,
+                            "failed"))
+    else:
+        for c in g.checks:
+            tests.append(_entry(f"correctness: {c.name}", c.score, c.max,
+                                f"{c.status}: {c.output}",
+                                "passed" if c.status == "passed" else "failed"))
+        perf = dict(g.performance)
+        if platform and perf.get("score"):
+            perf["note"] = (f"not scored on {platform}: the course grades performance on a quiet "
+                            f"machine (lab.sh grade). Measured here: {perf['note']}")
+            perf["score"] = 0.0
+        if P["performance"]:
+            what = m.get("performance", {}).get("what", "")
+            table = performance_table(perf)
+            tests.append(_entry(f"performance: {what}", perf.get("score", 0.0),
+                                P["performance"],
+                                perf["note"] + ("\n\n" + table if table else ""),
+                                "passed" if perf.get("score") else "failed"))
+    if P["written"]:
+        tests.append(_entry("written answers (graded by a person)", 0, P["written"],
+                            f"graded by a person, from your answer sheet ({m['handout']})",
+                            "failed"))
+    score = round(sum(t["score"] for t in tests), 1)
+    total = sum(t["max_score"] for t in tests)
+    auto = P["correctness"] + P["performance"]
+    correctness = sum(c.score for c in g.checks) if not g.refused else 0
+    if g.refused:
+        output = f"Refused: {g.refused}"
+    else:
+        output = (f"Lab {g.lab}: correctness {correctness:g} / {P['correctness']}, performance "
+                  f"{tests[len(g.checks)]['score']:g} / {P['performance']}" if P["performance"]
+                  else f"Lab {g.lab}: correctness {correctness:g} / {P['correctness']}")
+        if P["written"]:
+            output += f", written answers {P['written']} points graded by a person"
+        if g.mode == "emulated":
+            output += ". Checked EMULATED on the CPU: no GPU ran the kernels"
+        if g.ignored:
+            output += ". Ignored (the grader uses only the LAB regions of " + \
+                      ", ".join(m["files"]) + "): " + "; ".join(g.ignored)
+        if g.self_check:
+            output += ". A SELF-CHECK in a starter copy, not a grade"
+    out = {
+        "score": score,
+        "output": output,
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "execution_time": int(time.time() - g.start),
+        "tests": tests,
+        "extra_data": {
+            "lab": g.lab, "title": m["title"], "submission": g.folder,
+            "reference": _version(os.path.dirname(os.path.dirname(os.path.dirname(
+                os.path.abspath(__file__))))),
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "machine": {"cores": machine.cores(), "cpu": machine.cpu_model(),
+                        "others_busy_cores_before": round(g.busy_before, 2)},
+            "mode": g.mode, "emulated": g.mode == "emulated", "self_check": g.self_check,
+            "refused": g.refused, "ignored": g.ignored, "hung": g.hung,
+            "max_score": total, "autograded_max": auto,
+            "performance": {k: v for k, v in g.performance.items()
+                            if k in ("status", "speedup", "fraction", "reference_speedup",
+                                     "medians", "runs", "others_busy", "unit")},
+        },
+    }
+    if g.performance.get("status") == "measured":
+        out["leaderboard"] = [{"name": "speedup", "value": round(g.performance["speedup"], 3),
+                               "order": "desc"}]
+    return out
+
+
+def exit_code(r):
+    """0: every check passed; 1: some did not; 3: refused."""
+    if r["extra_data"]["refused"]:
+        return 3
+    checks = [t for t in r["tests"] if t["name"].startswith("correctness:")]
+    return 0 if checks and all(t["status"] == "passed" for t in checks) else 1
+
+
+def markdown(r):
+    x = r["extra_data"]
+    lines = [f"# Grade report: lab {x['lab']}, {x['title']}", "",
+             f"- Submission: `{x['submission']}`",
+             f"- Reference: {x['reference']}",
+             f"- Date: {x['date']}; machine: {x['machine']['cores']} cores, {x['machine']['cpu']}"
+             f"; other processes kept {x['machine']['others_busy_cores_before']} cores busy "
+             f"before grading",
+             f"- **Score: {r['score']:g} / {x['max_score']}** ({r['output']})", ""]
+    if x["ignored"]:
+        lines += ["Ignored by the grader (only the LAB regions of the lab's files count):", ""]
+        lines += [f"- {i}" for i in x["ignored"]] + [""]
+    lines += ["| check | points | result |", "|---|---|---|"]
+    for t in r["tests"]:
+        first = t["output"].split("\n\n")[0].replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| {t['name']} | {t['score']:g} / {t['max_score']} | {first} |")
+    for t in r["tests"]:
+        if "\n\n" in t["output"]:
+            lines += ["", f"## {t['name']}", "", t["output"].split("\n\n", 1)[1]]
+    return "\n".join(lines) + "\n"
+
+
+def prairielearn(r):
+    """PrairieLearn's external grader results.json: score in [0, 1] over the autograded points
+    (the written answers are another question there)."""
+    x = r["extra_data"]
+    tests = [t for t in r["tests"] if not t["name"].startswith("written")]
+    got = sum(t["score"] for t in tests)
+    return {
+        "gradable": True,
+        "score": round(got / x["autograded_max"], 4) if x["autograded_max"] else 0.0,
+        "message": r["output"],
+        "output": markdown(r),
+        "tests": [{"name": t["name"], "points": t["score"], "max_points": t["max_score"],
+                   "message": t["output"].split("\n\n")[0], "output": t["output"]}
+                  for t in tests],
+    }
+
+
+def github_classroom(r):
+    """The payload of GitHub Classroom's autograding reporter (one runner), base64-encoded as
+    the `result` output of the grading step."""
+    tests = [t for t in r["tests"] if not t["name"].startswith("written")]
+    payload = {
+        "version": 1,
+        "status": "pass" if exit_code(r) == 0 else "fail",
+        "max_score": r["extra_data"]["autograded_max"],
+        "tests": [{"name": t["name"], "status": "pass" if t["status"] == "passed" else "fail",
+                   "score": t["score"], "message": t["output"].split("\n\n")[0],
+                   "line_no": 0, "execution_time": "0s", "test_code": ""} for t in tests],
+    }
+    return base64.b64encode(json.dumps(payload).encode()).decode()
+
+
+def write_atomic(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)

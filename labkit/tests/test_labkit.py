@@ -1,0 +1,451 @@
+#!/usr/bin/env python3
+"""The lab kit's own tests (ctest -L labkit; tests/labs.cmake), through `lab.sh` as a teaching
+assistant and a platform would use it, with submissions this test writes from
+labkit/tests/submissions/labN/NAME/FILE.K (the K-th region of FILE).
+
+  test_labkit.py kit          no build: manifests and handouts agree, no starter holds any
+                              lab's answer, submissions of another lab are refused
+  test_labkit.py lab N        the solution passes; a starter with tampered tests earns the
+                              build's points only; a correct submission written otherwise gets
+                              full correctness; one without parallelism (or vectors) earns no
+                              performance points even with --force-timing; lab 1's hang and
+                              lab 3's deadlock are reported within 5 minutes, leaving no
+                              process; lab 3's whole batch on every rank loses points
+  test_labkit.py platforms    the Gradescope bundle's run_autograder, PrairieLearn's results and
+                              GitHub Classroom's payload, each validated field by field
+
+Exit 0: passed; 1: failed (the first failure, in one line); 77: SKIPPED.
+"""
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KIT = os.path.dirname(HERE)
+ROOT = os.path.dirname(KIT)
+sys.path.insert(0, KIT)
+from kit import manifest, regions, tree  # noqa: E402
+
+LAB = ["bash", os.path.join(ROOT, "run_scripts", "lab.sh")]
+TMP = tempfile.mkdtemp(prefix="labkit-test-")
+os.chmod(TMP, 0o755)
+
+
+class Failed(Exception):
+    pass
+
+
+def expect(cond, message):
+    if not cond:
+        raise Failed(message)
+
+
+def lab(*args, env=None):
+    run_env = dict(os.environ, **(env or {}))
+    p = subprocess.run(LAB + [str(a) for a in args], capture_output=True, text=True, env=run_env,
+                       timeout=1800)
+    return p.returncode, p.stdout + p.stderr
+
+
+def starter(n, name):
+    folder = os.path.join(TMP, name)
+    rc, out = lab("start", n, folder)
+    expect(rc == 0, f"lab.sh start {n} failed: {out.strip()[-300:]}")
+    return folder
+
+
+def put_work(folder, n, name, files=None):
+    """Lab n's regions of the starter in folder replaced by submissions/labN/NAME's bodies."""
+    m = manifest.load(n)
+    for f in files or m["files"]:
+        path = os.path.join(folder, f)
+        text = tree.read(path)
+        count = len(regions.spans(text, n))
+        bodies = [tree.read(os.path.join(HERE, "submissions", f"lab{n}", name,
+                                         f"{os.path.basename(f)}.{k}"))
+                  for k in range(1, count + 1)]
+        with open(path, "w") as out:
+            out.write(regions.replace(text, n, bodies))
+
+
+def submission(n, name):
+    folder = starter(n, f"lab{n}-{name}")
+    put_work(folder, n, name)
+    return folder
+
+
+def grade(n, folder, *options):
+    """Grades; returns (exit code, results dict, seconds)."""
+    start = time.time()
+    rc, out = lab("grade", n, folder, *options)
+    seconds = time.time() - start
+    path = os.path.join(folder, f"grade-{n}.json")
+    expect(rc != 2 and os.path.isfile(path), f"lab.sh grade {n} {folder} wrote no report "
+                                             f"(exit {rc}): {out.strip()[-400:]}")
+    with open(path) as f:
+        r = json.load(f)
+    print(f"--- lab {n}, {os.path.basename(folder)}: exit {rc}, {seconds:.0f} s, score "
+          f"{r['score']}: {r['output']}")
+    for t in r["tests"]:
+        print(f"    {t['score']:>5} / {t['max_score']:<3} {t['name']}: "
+              f"{t['output'].splitlines()[0][:150]}")
+    return rc, r, seconds
+
+
+def points(r, prefix):
+    return sum(t["score"] for t in r["tests"] if t["name"].startswith(prefix))
+
+
+def test(r, prefix):
+    found = [t for t in r["tests"] if t["name"].startswith(prefix)]
+    expect(found, f"no test named '{prefix}...' in the report")
+    return found[0]
+
+
+# ---- kit: no build ---------------------------------------------------------------------------
+
+def answer_lines(manifests):
+    """{lab: set of lines}: the solution's code lines of each lab that the rest of the tree
+    does not hold (outside every region, the kit's own tests apart) and its stubs and stand-ins
+    do not either. A starter holding one of them holds part of an answer."""
+    corpus = set()
+    files = tree.project_files(ROOT, for_students=True)
+    region_files = tree.region_files(manifests)
+    for f in files:
+        try:
+            text = tree.read(os.path.join(ROOT, f))
+        except (UnicodeDecodeError, OSError):
+            continue
+        for n in region_files.get(f, []):
+            text = regions.outside(text, n)
+        corpus.update(" ".join(l.split()) for l in text.split("\n"))
+    answers = {}
+    for n, m in manifests.items():
+        given = set()
+        for kind in ("stubs", "standins"):
+            folder = os.path.join(KIT, kind, f"lab{n}")
+            for p in os.listdir(folder) if os.path.isdir(folder) else []:
+                given.update(" ".join(l.split()) for l in tree.read(os.path.join(folder, p))
+                             .split("\n"))
+        lines = set()
+        for f in m["files"]:
+            for body in regions.bodies(tree.read(os.path.join(ROOT, f)), n):
+                for l in body.split("\n"):
+                    l = " ".join(l.split())
+                    if len(l) >= 12 and not l.startswith(("//", "#pragma")) and \
+                            l not in corpus and l not in given:
+                        lines.add(l)
+        answers[n] = lines
+    return answers
+
+
+def kit():
+    manifests = manifest.load_all()
+    # One definition: each handout's rubric table is the manifest's.
+    for n, m in manifests.items():
+        handout = tree.read(os.path.join(ROOT, m["handout"]))
+        rc, table = lab("rubric", n)
+        expect(rc == 0 and table.strip() in handout,
+               f"{m['handout']}'s rubric table is not `lab.sh rubric {n}`'s: regenerate it")
+        expect("## Expected results" in handout, f"{m['handout']} has no Expected results")
+    # Every marker in the tree belongs to a lab's file; every region has a stub and a stand-in.
+    files = tree.region_files(manifests)
+    for f in tree.project_files(ROOT, for_students=True):
+        if f.startswith(("docs/", "labkit/")) or not f.endswith((".cpp", ".hpp", ".cu", ".cuh")):
+            continue
+        for n in regions.labs_in(tree.read(os.path.join(ROOT, f))):
+            expect(n in files.get(f, []), f"{f} has LAB {n} markers but lab {n}'s manifest does "
+                                          "not name it")
+    for f, labs in files.items():
+        for n in labs:
+            for k in range(1, len(regions.spans(tree.read(os.path.join(ROOT, f)), n)) + 1):
+                for kind in ("stubs", "standins"):
+                    tree.piece(kind, n, f, k)  # raises if missing
+    # No starter holds any lab's answer, in any file.
+    answers = answer_lines(manifests)
+    for n, m in manifests.items():
+        if m["files"]:
+            expect(len(answers[n]) >= 3, f"lab {n}: found {len(answers[n])} answer lines to "
+                                         "look for: the check would prove nothing")
+    for n, m in manifests.items():  # the detector itself: the instructor's tree holds them all
+        held = set()
+        for f in m["files"]:
+            held.update(" ".join(l.split()) for l in tree.read(os.path.join(ROOT, f)).split("\n"))
+        expect(answers[n] <= held, f"lab {n}: the answer lines are not the solution's")
+    for n in manifests:
+        folder = starter(n, f"starter-{n}")
+        expect(not os.path.exists(os.path.join(folder, "labkit", "tests")),
+               f"lab {n}'s starter holds labkit/tests (correct submissions among them)")
+        for f in tree.project_files(folder):
+            try:
+                text = tree.read(os.path.join(folder, f))
+            except (UnicodeDecodeError, OSError):
+                continue
+            lines = {" ".join(l.split()) for l in text.split("\n")}
+            for other, found in answers.items():
+                leak = sorted(lines & found)
+                expect(not leak, f"lab {n}'s starter: {f} holds lab {other}'s answer line "
+                                 f"'{leak[:1]}'")
+    print(f"no starter holds any of {sum(map(len, answers.values()))} answer lines "
+          f"({', '.join('lab %d: %d' % (n, len(a)) for n, a in answers.items() if a)})")
+    # Submissions of another lab are refused, with the reason, before any build.
+    s3 = os.path.join(TMP, "starter-3")
+    rc, r, _ = grade(1, s3)
+    expect(rc == 3 and "started for lab 3" in r["output"] and r["score"] == 0,
+           f"lab 3's starter graded as lab 1: exit {rc}, '{r['output']}'")
+    os.remove(os.path.join(s3, ".lab"))
+    rc, r, _ = grade(1, s3)
+    expect(rc == 3 and "lab 3's untouched stub" in r["output"],
+           f"lab 3's starter without its .lab, as lab 1: exit {rc}, '{r['output']}'")
+    only = os.path.join(TMP, "only-mpi")
+    os.makedirs(only)
+    shutil.copy(os.path.join(ROOT, "backend_mpi", "allreduce.cpp"), only)
+    rc, r, _ = grade(1, only)
+    expect(rc == 3 and "no backend_openmp/batch.cpp" in r["output"],
+           f"a lab 3 file graded as lab 1: exit {rc}, '{r['output']}'")
+    s1 = os.path.join(TMP, "starter-1")
+    text = tree.read(os.path.join(s1, "backend_openmp", "batch.cpp"))
+    with open(os.path.join(s1, "backend_openmp", "batch.cpp"), "w") as f:
+        f.write(text.replace("LAB 1 END", "lab one end"))
+    rc, r, _ = grade(1, s1)
+    expect(rc == 3 and "never closed" in r["output"],
+           f"lab 1 without its END marker: exit {rc}, '{r['output']}'")
+    standin = os.path.join(TMP, "standin")  # lab 2's starter holds lab 1's stand-in
+    os.makedirs(standin)
+    shutil.copy(os.path.join(TMP, "starter-2", "backend_openmp", "batch.cpp"), standin)
+    rc, r, _ = grade(1, standin)
+    expect(rc == 3 and "stand-in" in r["output"],
+           f"lab 1's stand-in graded as lab 1: exit {rc}, '{r['output']}'")
+
+
+# ---- one lab's gradings ---------------------------------------------------------------------
+
+def no_process_left():
+    left = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if "labkit-lab" in cmd or "lenet-labkit" in cmd and "lenet" in cmd.split()[0]:
+            left.append(f"{pid}: {cmd[:120]}")
+    expect(not left, f"processes left behind: {left}")
+
+
+def one_lab(n):
+    m = manifest.load(n)
+    P = m["points"]
+    build_points = m["checks"][0]["points"]
+    if n == 3 and shutil.which("mpirun") is None:
+        print("SKIPPED: no mpirun here")
+        sys.exit(77)
+    # The solution (the project itself) passes every check.
+    rc, r, _ = grade(n, ROOT, "--no-timing")
+    expect(rc == 0 and points(r, "correctness") == P["correctness"],
+           f"the solution of lab {n}: exit {rc}, correctness {points(r, 'correctness')}")
+    for f in ("grade-%d.md" % n, "grade-%d.json" % n, "grade-%d.log" % n):
+        os.remove(os.path.join(ROOT, f))
+    # A starter whose tests and CMake files were tampered with: only the build's points.
+    folder = starter(n, f"lab{n}-tampered")
+    for f in os.listdir(os.path.join(folder, "tests")):
+        p = os.path.join(folder, "tests", f)
+        if f.endswith(".cpp"):
+            text = tree.read(p)
+            text = re.sub(r"\b(REQUIRE|CHECK)\b(?=\s*\()", "(void)", text)
+            with open(p, "w") as out:
+                out.write(text)
+    with open(os.path.join(folder, "tests", "CMakeLists.txt"), "a") as out:
+        out.write('\nadd_test(NAME "always passes" COMMAND true)\n')
+    rc, r, _ = grade(n, folder, "--no-timing")
+    expect(rc == 1 and points(r, "correctness") == build_points,
+           f"lab {n}'s starter with tampered tests: exit {rc}, correctness "
+           f"{points(r, 'correctness')} where the build alone gives {build_points}")
+    expect("tests/CMakeLists.txt (changed)" in r["output"],
+           f"the report does not say that tests/ was ignored: {r['output'][:300]}")
+    # A correct submission written otherwise than the solution: full correctness.
+    rc, r, _ = grade(n, submission(n, "alt"), "--no-timing")
+    expect(rc == 0 and points(r, "correctness") == P["correctness"],
+           f"lab {n}'s other correct solution: exit {rc}, correctness "
+           f"{points(r, 'correctness')}")
+    # No parallelism (no vectors): correct, and no performance points even when forced.
+    name = {1: "serial", 2: "serial", 3: "cheat", 4: "scalar"}[n]
+    rc, r, _ = grade(n, submission(n, name), "--force-timing", "--reps", "3")
+    perf = test(r, "performance")
+    expect(perf["score"] == 0, f"lab {n}'s {name} submission earned {perf['score']} "
+                               f"performance points: {perf['output'][:300]}")
+    if n == 3:
+        expect(0 < points(r, "correctness") < P["correctness"],
+               f"lab 3 with the whole batch on every rank: correctness "
+               f"{points(r, 'correctness')} of {P['correctness']}")
+        expect(test(r, "correctness: allreduce: each sample")["status"] == "failed",
+               "lab 3's whole batch on every rank passed the slice check")
+    else:
+        expect(points(r, "correctness") == P["correctness"],
+               f"lab {n}'s {name} submission: correctness {points(r, 'correctness')}")
+        expect("no speedup" in perf["output"], f"lab {n}'s {name} submission: the performance "
+                                               f"note says no 'no speedup': {perf['output']}")
+    # Hangs: a report within 5 minutes, the hung check failed, nothing left running.
+    if n in (1, 3):
+        name = {1: "hang", 3: "deadlock"}[n]
+        rc, r, seconds = grade(n, submission(n, name), "--no-timing")
+        expect(rc == 1 and seconds < 300, f"lab {n}'s {name}: exit {rc} after {seconds:.0f} s")
+        expect(any("did not end" in t["output"] for t in r["tests"]),
+               f"lab {n}'s {name}: no check says it did not end")
+        no_process_left()
+
+
+def lab5():
+    P = manifest.load(5)["points"]
+    rc, r, _ = grade(5, ROOT, "--no-timing")
+    emulated = r["extra_data"]["emulated"]
+    expect(rc == 0 and points(r, "correctness") == P["correctness"],
+           f"the solution of lab 5: exit {rc}, correctness {points(r, 'correctness')}")
+    expect(not emulated or "EMULATED" in r["output"], "lab 5 was emulated and does not say so")
+    for f in ("grade-5.md", "grade-5.json", "grade-5.log"):
+        os.remove(os.path.join(ROOT, f))
+    rc, r, _ = grade(5, starter(5, "lab5-starter"), "--no-timing")
+    expect(rc == 1 and points(r, "correctness") == 5,
+           f"lab 5's starter: exit {rc}, correctness {points(r, 'correctness')}")
+
+
+# ---- platforms ------------------------------------------------------------------------------
+
+def validate_gradescope(r, where):
+    expect(isinstance(r.get("score"), (int, float)), f"{where}: no numeric top-level score")
+    expect(isinstance(r.get("output"), str) and r["output"], f"{where}: no top-level output")
+    expect(isinstance(r.get("tests"), list) and r["tests"], f"{where}: no tests[]")
+    for t in r["tests"]:
+        for key, kind in (("name", str), ("score", (int, float)), ("max_score", (int, float)),
+                          ("output", str), ("visibility", str)):
+            expect(isinstance(t.get(key), kind), f"{where}: test {t.get('name')} has no {key}")
+        expect(t["score"] is not None and 0 <= t["score"] <= t["max_score"],
+               f"{where}: test {t['name']} scores {t['score']} of {t['max_score']}")
+    expect(abs(sum(t["score"] for t in r["tests"]) - r["score"]) < 0.01,
+           f"{where}: the tests' scores do not add up to the score")
+    expect(any("performance" in t["name"] for t in r["tests"]), f"{where}: no performance test")
+    written = [t for t in r["tests"] if "written" in t["name"]]
+    expect(written and written[0]["score"] == 0 and written[0]["max_score"] > 0 and
+           "person" in written[0]["output"], f"{where}: no written entry graded by a person")
+
+
+def platforms():
+    bundle = os.path.join(TMP, "lab1.zip")
+    rc, out = lab("gradescope", 1, bundle)
+    expect(rc == 0, f"lab.sh gradescope 1 failed: {out[-300:]}")
+    root = os.path.join(TMP, "autograder")
+    with zipfile.ZipFile(bundle) as z:
+        names = z.namelist()
+        expect("setup.sh" in names and "run_autograder" in names,
+               "the bundle has no setup.sh or run_autograder at its top")
+        expect(not any(n.startswith("project/labkit/tests/") for n in names),
+               "the bundle holds the kit's tests")
+        z.extractall(os.path.join(root, "source"))
+    manifests = manifest.load_all()
+    answers = answer_lines(manifests)
+    other = set().union(*(a for n, a in answers.items() if n != 1))
+    for top, _, files in os.walk(os.path.join(root, "source", "project")):
+        for f in files:
+            try:
+                lines = {" ".join(l.split()) for l in tree.read(os.path.join(top, f)).split("\n")}
+            except (UnicodeDecodeError, OSError):
+                continue
+            expect(not lines & other, f"the lab 1 bundle's {f} holds another lab's answer")
+    for script in ("setup.sh", "run_autograder"):
+        os.chmod(os.path.join(root, "source", script), 0o755)
+    shutil.copy(os.path.join(root, "source", "run_autograder"), root)
+
+    def autograde(files):
+        sub = os.path.join(root, "submission")
+        shutil.rmtree(sub, ignore_errors=True)
+        shutil.rmtree(os.path.join(root, "results"), ignore_errors=True)
+        os.makedirs(sub)
+        for name, text in files.items():
+            with open(os.path.join(sub, name), "w") as f:
+                f.write(text)
+        start = time.time()
+        p = subprocess.run(["bash", os.path.join(root, "run_autograder")], capture_output=True,
+                           text=True, env=dict(os.environ, AUTOGRADER_ROOT=root), timeout=1800)
+        path = os.path.join(root, "results", "results.json")
+        expect(os.path.isfile(path), f"run_autograder wrote no results.json (exit "
+                                     f"{p.returncode}): {(p.stdout + p.stderr)[-400:]}")
+        with open(path) as f:
+            r = json.load(f)
+        print(f"--- run_autograder: {time.time() - start:.0f} s, score {r['score']}: "
+              f"{r['output'][:200]}")
+        validate_gradescope(r, "results.json")
+        return r
+
+    starter_file = os.path.join(TMP, "starter-1", "backend_openmp", "batch.cpp")
+    if not os.path.isfile(starter_file):
+        starter(1, "starter-1")
+    correct = os.path.join(submission(1, "alt"), "backend_openmp", "batch.cpp")
+    r = autograde({"batch.cpp": tree.read(correct)})
+    expect(points(r, "correctness") == 60, f"a correct submission: correctness "
+                                           f"{points(r, 'correctness')} of 60")
+    expect(test(r, "performance")["score"] == 0, "performance scored on the platform")
+    r = autograde({"batch.cpp": tree.read(starter_file)})
+    expect(points(r, "correctness") == 5, f"the starter: correctness {points(r, 'correctness')}")
+    broken = tree.read(correct).replace("g += chunks_[c].grad[i];", "g += chunks_[c].grad[i]")
+    r = autograde({"batch.cpp": broken})
+    build = test(r, "correctness: Release build")
+    expect(build["status"] == "failed" and "backend_openmp/batch.cpp:" in build["output"] and
+           "lenet-labkit" not in build["output"],
+           f"a submission that does not compile: '{build['output'][:300]}'")
+    # PrairieLearn and GitHub Classroom from one grading.
+    pl = os.path.join(TMP, "pl.json")
+    gh = os.path.join(TMP, "github-output")
+    workflow = tree.read(os.path.join(KIT, "platforms", "github-classroom", "classroom.yml"))
+    expect("--github-output" in workflow and "lab.sh grade" in workflow,
+           "the GitHub Classroom workflow does not grade with --github-output")
+    folder = submission(1, "serial")
+    rc, out = lab("grade", 1, folder, "--no-timing", "--prairielearn", pl, "--github-output", gh)
+    expect(rc == 0, f"grading with --prairielearn and --github-output: exit {rc}: {out[-300:]}")
+    with open(pl) as f:
+        p = json.load(f)
+    expect(p.get("gradable") is True and isinstance(p.get("score"), float) and
+           0 <= p["score"] <= 1 and p["tests"] and all("max_points" in t for t in p["tests"]),
+           f"PrairieLearn's results.json: {json.dumps(p)[:300]}")
+    expect(abs(p["score"] - 60 / 85) < 1e-3, f"PrairieLearn's score {p['score']}, not 60/85")
+    line = [l for l in tree.read(gh).split("\n") if l.startswith("result=")]
+    expect(line, "no result= line in the GitHub output file")
+    payload = json.loads(base64.b64decode(line[-1][len("result="):]))
+    expect(payload["version"] == 1 and payload["status"] == "pass" and
+           payload["max_score"] == 85 and all("status" in t for t in payload["tests"]),
+           f"GitHub Classroom's payload: {json.dumps(payload)[:300]}")
+
+
+def main():
+    what = sys.argv[1:]
+    try:
+        if what == ["kit"]:
+            kit()
+        elif len(what) == 2 and what[0] == "lab" and what[1] in "1234":
+            one_lab(int(what[1]))
+        elif what == ["lab", "5"]:
+            lab5()
+        elif what == ["platforms"]:
+            platforms()
+        else:
+            print(__doc__)
+            return 2
+    except Failed as e:
+        print(f"FAILED: {e}")
+        return 1
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
+    print("passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
