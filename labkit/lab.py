@@ -19,7 +19,7 @@ import traceback
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kit import grade, manifest, report, submission, tree  # noqa: E402
+from kit import build, grade, manifest, report, submission, tree  # noqa: E402
 
 PROG = "lab.sh"
 ROOT = grade.ROOT
@@ -99,17 +99,6 @@ def cmd_start(args):
         f"(inside the copy: a self-check, not a grade)")
 
 
-def default_cache():
-    if os.environ.get("LAB_CACHE"):
-        return os.path.abspath(os.environ["LAB_CACHE"])
-    if os.geteuid() == 0:  # somewhere `nobody` can reach, for the student code it runs
-        import hashlib
-
-        return os.path.join("/var/tmp/lenet-labkit",
-                            hashlib.sha256(ROOT.encode()).hexdigest()[:12])
-    return os.path.join(ROOT, "build-lab")
-
-
 def cmd_grade(args):
     manifests = manifest.load_all()
     m = manifest.load(args.lab)
@@ -123,7 +112,7 @@ def cmd_grade(args):
     out = os.path.abspath(args.out or folder)
     results_path = args.results or os.path.join(out, f"grade-{args.lab}.json")
     timing = "off" if args.no_timing else "force" if args.force_timing else "auto"
-    g = grade.Grading(args.lab, manifests, folder, cache=default_cache(), reps=args.reps,
+    g = grade.Grading(args.lab, manifests, folder, cache=build.default_cache(ROOT), reps=args.reps,
                       timing=timing, lock_wait=args.lock_wait, say=say)
     try:
         g.grade()

@@ -88,6 +88,28 @@ def kill_tagged(tag, session=None):
     return left
 
 
+def _uptime_ticks():
+    with open("/proc/uptime", encoding="utf-8") as f:
+        return float(f.read().split()[0]) * os.sysconf("SC_CLK_TCK")
+
+
+def kill_strays(uid, since_ticks):
+    """SIGKILL to every process of `uid` started since `since_ticks` (jiffies after boot): what
+    an untrusted run left behind after clearing its environment and leaving its session."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.stat(f"/proc/{entry}").st_uid != uid:
+                continue
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as f:
+                started = int(f.read().rsplit(")", 1)[1].split()[19])
+            if started >= since_ticks:
+                os.kill(int(entry), signal.SIGKILL)
+        except (OSError, ValueError, IndexError):
+            pass
+
+
 def run(cmd, *, timeout, cwd=None, env=None, untrusted=False, log=None):
     """Runs cmd (a list) with its output in a file, for at most `timeout` seconds. untrusted:
     as `nobody` where the grader is root. Returns a Result; the output has no colour codes and
@@ -101,6 +123,7 @@ def run(cmd, *, timeout, cwd=None, env=None, untrusted=False, log=None):
         kwargs = dict(user=uid, group=gid, extra_groups=[])
         run_env["HOME"] = cwd or "/tmp"
     out_path = os.path.join(cwd or "/tmp", f".labkit-out-{tag}")
+    since = _uptime_ticks() - 1
     start = time.monotonic()
     timed_out = False
     with open(out_path, "w+b") as out:
@@ -118,6 +141,8 @@ def run(cmd, *, timeout, cwd=None, env=None, untrusted=False, log=None):
             rc = proc.wait()
         seconds = time.monotonic() - start
         kill_tagged(tag, proc.pid)  # what a finished run left behind
+        if kwargs:
+            kill_strays(kwargs["user"], since)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         out.seek(0, os.SEEK_END)

@@ -106,7 +106,7 @@ def results(g, *, platform=None):
             "machine": {"cores": machine.cores(), "cpu": machine.cpu_model(),
                         "others_busy_cores_before": round(g.busy_before, 2)},
             "mode": g.mode, "emulated": g.mode == "emulated", "self_check": g.self_check,
-            "refused": g.refused, "ignored": g.ignored, "hung": g.hung,
+            "refused": g.refused, "ignored": g.ignored, "hung": list(g.hung.values()),
             "max_score": total, "autograded_max": auto,
             "performance": {k: v for k, v in g.performance.items()
                             if k in ("status", "speedup", "fraction", "reference_speedup",
