@@ -151,7 +151,7 @@ class Grading:
         return True
 
     def build_submission(self, check):
-        self.say(f"building the submission ...")
+        self.say("building the submission ...")
         overrides = tree.variant(ROOT, self.manifests, self.lab, self.work)
         self.cache.lay(ROOT, overrides)
         log = _Log(self)

@@ -83,7 +83,7 @@ def read_work(root, manifests, lab, ref_root):
             raise Refused(f"no {f} in the submission: lab {lab} is graded on "
                           f"{', '.join(m['files'])}")
         try:
-            text = tree.read(path)
+            text = tree.read(path).replace("\r\n", "\n")  # as saved on Windows
             got = regions.bodies(text, lab)
             spans = regions.spans(text, lab)
         except UnicodeDecodeError:
