@@ -132,7 +132,8 @@ if [[ $install -eq 1 ]]; then
       command -v sudo >/dev/null || { echo "setup.sh: error: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
       sudo=(sudo)
     fi
-    say "installing ${#missing[@]} Debian packages for $purpose (a few minutes on a fresh machine):"
+    say "installing the Debian packages that --for $purpose needs and this machine lacks (a few"
+    say "minutes on a fresh machine):"
     printf '%s\n' "${why[@]}"
     apt_install "${missing[@]}" || die "apt-get install failed (run it yourself to see why: apt-get install ${missing[*]})"
     say "installed in $((SECONDS - start)) s"
