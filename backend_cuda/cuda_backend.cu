@@ -6,6 +6,8 @@
 // Each of these copies is timed into times().comm.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 #include "../common/error.hpp"
 #include "cuda_backend.hpp"
@@ -29,16 +31,36 @@ std::string summary_line(const char* key, const std::string& value) {
   return buf + value;
 }
 
-// How many GPUs this process can use; without any (no driver, no device) a one-line error that
-// ends the run with exit code 2, as a bad command line does.
+// Whether this machine has an NVIDIA GPU at all, with a driver or without: the driver's first
+// device node, or a display or 3D controller (PCI class 0x03) of NVIDIA's (vendor 0x10de).
+bool nvidia_gpu_present() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists("/dev/nvidia0", ec)) return true;
+  for (const auto& device : fs::directory_iterator("/sys/bus/pci/devices", ec)) {
+    std::string vendor, pci_class;
+    std::ifstream(device.path() / "vendor") >> vendor;
+    std::ifstream(device.path() / "class") >> pci_class;
+    if (vendor == "0x10de" && pci_class.rfind("0x03", 0) == 0) return true;
+  }
+  return false;
+}
+
+// How many GPUs this process can use; without any, a one-line error that ends the run with exit
+// code 2, as a bad command line does. CUDA's own reason only where a GPU exists: on a machine
+// without one it reads "CUDA driver version is insufficient for CUDA runtime version".
 int device_count() {
   int n = 0;
   const cudaError_t err = cudaGetDeviceCount(&n);
-  if (err != cudaSuccess) {
-    throw Error(std::string("no CUDA device: ") + cudaGetErrorString(err), 2);
+  if (err == cudaSuccess && n > 0) return n;
+  const bool nothing_found =
+      err == cudaSuccess || err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver;
+  if (nothing_found && !nvidia_gpu_present()) {
+    throw Error("no CUDA GPU found (no NVIDIA device on the PCI bus, no /dev/nvidia0)", 2);
   }
-  if (n == 0) throw Error("no CUDA device: cudaGetDeviceCount found none", 2);
-  return n;
+  throw Error(std::string("no CUDA device: ") +
+                  (err == cudaSuccess ? "cudaGetDeviceCount found none" : cudaGetErrorString(err)),
+              2);
 }
 
 std::unique_ptr<cuda::KernelVersion> make_version(const std::string& name) {

@@ -58,6 +58,15 @@ void check_resumable(const TrainingPosition& p, const Options& o, const Dataset&
   }
 }
 
+// A checkpoint named on the command line; its errors name the flag too.
+Checkpoint read_input(const std::string& path, const std::string& flag) {
+  try {
+    return read_checkpoint(path);
+  } catch (const Error& e) {
+    throw Error(flag + ": " + e.what(), e.exit_code());
+  }
+}
+
 // One execution of an executable: parse, set up, train, report.
 class Run {
  public:
@@ -103,14 +112,30 @@ class Run {
 
   // Data, the backend and the starting point: any rank may fail here.
   void set_up() {
-    // Outputs first: a typo in a path must not cost the whole run. Only rank 0 writes them.
+    // Every file named on the command line first, before any work: a typo in a path or a
+    // reference checkpoint that does not exist yet must not cost the whole run. Only rank 0
+    // writes the outputs and verifies, so only rank 0 checks them and reads --verify's file;
+    // collective() tells every rank when it failed.
     collective(comm_, [&] {
       if (!root_) return;
       if (!opts_.save_path.empty()) check_writable(opts_.save_path, "--save");
       if (!opts_.csv_path.empty()) check_writable(opts_.csv_path, "--csv");
+      if (!opts_.verify_path.empty()) reference_ = read_input(opts_.verify_path, "--verify").params;
     });
     std::vector<float> params;
     collective(comm_, [&] {
+      // The checkpoints before the data: they are small, the data may take seconds.
+      Checkpoint ck;
+      if (!opts_.resume_path.empty()) {
+        ck = read_input(opts_.resume_path, "--resume");
+        if (!ck.position) {
+          throw Error("--resume: " + opts_.resume_path +
+                          " holds no training position (a LENETCK1 file: use --load)",
+                      2);
+        }
+      } else if (!opts_.load_path.empty()) {
+        ck = read_input(opts_.load_path, "--load");
+      }
       const double t0 = now_seconds();
       train_ = load_split(opts_.data_dir, "train");
       test_ = load_split(opts_.data_dir, "t10k");
@@ -120,12 +145,6 @@ class Run {
       result_.start = "seed init";
       if (opts_.save_every > 0 || !opts_.resume_path.empty()) train_crc_ = dataset_crc(train_);
       if (!opts_.resume_path.empty()) {
-        Checkpoint ck = read_checkpoint(opts_.resume_path);
-        if (!ck.position) {
-          throw Error("--resume: " + opts_.resume_path +
-                          " holds no training position (a LENETCK1 file: use --load)",
-                      2);
-        }
         check_resumable(*ck.position, opts_, train_, train_crc_);
         start_ = *ck.position;
         params = std::move(ck.params);
@@ -133,7 +152,7 @@ class Run {
                         std::to_string(start_.epoch + 1) + ", step " + std::to_string(start_.step) +
                         ")";
       } else if (!opts_.load_path.empty()) {
-        params = load_checkpoint(opts_.load_path);
+        params = std::move(ck.params);
         result_.start = "checkpoint " + opts_.load_path;
       } else {
         params = init_params(opts_.seed);
@@ -244,12 +263,16 @@ class Run {
     // communication per step, whether the ranks agree) is in the info only now.
     result_.info = backend_->info();
     result_.eval = backend_->evaluate();
+    bool verified = true;
     if (!opts_.verify_path.empty()) {
       collective(comm_, [&] {
-        result_.verification =
-            verify_params(result_.params, load_checkpoint(opts_.verify_path), opts_.identical);
+        if (root_) {
+          result_.verification = verify_params(result_.params, reference_, opts_.identical);
+        }
       });
       if (say_) print_verification(*result_.verification);
+      // Rank 0 compared; every rank exits with its verdict.
+      verified = comm_.first_failure(!root_ || result_.verification->successful()) < 0;
     }
     if (root_) {
       if (opts_.timing && !opts_.quiet) {
@@ -272,7 +295,7 @@ class Run {
       }
       if (!opts_.csv_path.empty()) append_csv(opts_.csv_path, result_);
     });
-    return result_.verification && !result_.verification->successful() ? 1 : 0;
+    return verified ? 0 : 1;
   }
 
   // One line per tensor, as the tests print them: which tensor is how close.
@@ -298,8 +321,9 @@ class Run {
   Dataset train_, test_;
   uint32_t train_crc_ = 0;
   std::unique_ptr<Backend> backend_;
-  TrainingPosition start_;  // epoch 0, step 0 unless --resume
-  double loss_offset_ = 0;  // the resumed epoch's loss sum before the restart
+  std::vector<float> reference_;  // --verify's parameters, read at start-up on rank 0
+  TrainingPosition start_;        // epoch 0, step 0 unless --resume
+  double loss_offset_ = 0;        // the resumed epoch's loss sum before the restart
 };
 
 }  // namespace

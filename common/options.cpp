@@ -9,7 +9,8 @@ namespace lenet {
 
 void add_training_options(CLI::App& app, Options& o) {
   app.add_option("--data", o.data_dir,
-                 "directory with train-/t10k- images and labels in IDX format (plain or .gz)");
+                 "directory with train-/t10k- images and labels in IDX format (plain or .gz)")
+      ->required();
   app.add_option("--epochs", o.epochs, "passes over the training set (0: only evaluate)")
       ->check(CLI::Range(0, 1000000))
       ->capture_default_str();
@@ -59,6 +60,7 @@ void add_tier_option(CLI::App& app, std::string& tier) {
 }
 
 void check_options(const Options& o) {
+  // CLI11 demands the flag; this catches --data "".
   if (o.data_dir.empty()) throw Error("--data: required (a directory of MNIST IDX files)");
   if (o.save_every > 0 && o.save_path.empty()) {
     throw Error("--save-every: needs --save FILE to write to");

@@ -144,12 +144,12 @@ for ((r = 1; r <= repeats; ++r)); do
     step=(--batch "$batch" --lr "$(lr_for "$batch")")
     "$serial" "${common[@]}" "${step[@]}" >>"$log" 2>&1 || die "lenet-serial failed (see $log)"
     keep_row serial
-    printf '  %-30s %s s/epoch\n' "serial B=$batch" "$(tail -1 "$runs" | cut -d, -f15)"
+    printf '  %-30s %s s/epoch\n' "serial B=$batch" "$(csv_get "$runs" seconds_per_epoch)"
     for link in "${rate_list[@]}"; do
       multihost "$link" --mpi "$mpi" -- "${common[@]}" "${step[@]}" >>"$log" 2>&1 ||
         die "multihost.sh failed on link $link, B=$batch (see $log)"
       keep_row "$link"
-      printf '  %-30s %s s/epoch\n' "$hosts hosts $link b=$b (B=$batch)" "$(tail -1 "$runs" | cut -d, -f15)"
+      printf '  %-30s %s s/epoch\n' "$hosts hosts $link b=$b (B=$batch)" "$(csv_get "$runs" seconds_per_epoch)"
     done
   done
 done

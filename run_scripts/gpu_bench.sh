@@ -75,7 +75,7 @@ point() {
       return
     fi
   done
-  echo " $(tail -n 1 "$runs" | awk -F, '{printf "%.4f s/epoch", $14}')," \
+  echo " $(printf '%.4f' "$(csv_get "$runs" seconds_per_epoch)") s/epoch," \
     "$([[ $verified == ok ]] && echo verified || echo "VERIFICATION FAILED")"
 }
 

@@ -94,11 +94,30 @@ open_out() {
   rm -f "$csv" "$log"
 }
 
+# csv_get FILE COLUMN: COLUMN's value in the last row of a CSV file that the executables wrote
+# (--csv), the column found by its name in the header: columns may be added. A field may be
+# quoted ("a, b"), as the device name is.
+csv_get() {
+  local -a names
+  local line i=0 field='^("([^"]*)"|([^,]*))(,|$)'
+  IFS=, read -ra names <"$1"
+  line=$(tail -n 1 "$1")
+  while ((i < ${#names[@]})) && [[ $line =~ $field ]]; do
+    if [[ ${names[i]} == "$2" ]]; then
+      echo "${BASH_REMATCH[2]}${BASH_REMATCH[3]}"
+      return 0
+    fi
+    line=${line:${#BASH_REMATCH[0]}}
+    i=$((i + 1))
+  done
+  return 1
+}
+
 # run LABEL COMMAND...: one run of an executable given --csv "$csv"; its output goes to the log,
 # and the time per epoch of the row it added is printed after LABEL.
 run() {
   local label=$1
   shift
   "$@" >>"$log" 2>&1 || die "failed: $* (see $log)"
-  printf '  %-36s %s s/epoch\n' "$label" "$(tail -1 "$csv" | cut -d, -f14)"
+  printf '  %-36s %s s/epoch\n' "$label" "$(csv_get "$csv" seconds_per_epoch)"
 }

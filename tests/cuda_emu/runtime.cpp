@@ -350,6 +350,11 @@ void on_segv(int, siginfo_t* info, void*) {
 
 thread_local cudaError_t g_last_error = cudaSuccess;
 const int g_devices = static_cast<int>(env_number("CUDA_EMU_DEVICES", 1));
+// CUDA_EMU_DRIVER=none plays a machine with the CUDA libraries but no driver.
+const bool g_no_driver = [] {
+  const char* v = std::getenv("CUDA_EMU_DRIVER");
+  return v && std::string(v) == "none";
+}();
 const bool g_eager = [] {
   const char* v = std::getenv("CUDA_MODULE_LOADING");
   return v && std::string(v) == "EAGER";
@@ -513,6 +518,8 @@ const char* cudaGetErrorString(cudaError_t err) {
       return "out of memory";
     case cudaErrorInvalidConfiguration:
       return "invalid configuration argument";
+    case cudaErrorInsufficientDriver:
+      return "CUDA driver version is insufficient for CUDA runtime version";
     case cudaErrorNoDevice:
       return "no CUDA-capable device is detected";
     case cudaErrorInvalidDevice:
@@ -538,7 +545,8 @@ cudaError_t cudaGetLastError() {
 }
 
 cudaError_t cudaGetDeviceCount(int* count) {
-  *count = g_devices;
+  *count = g_no_driver ? 0 : g_devices;
+  if (g_no_driver) return fail(cudaErrorInsufficientDriver);
   return g_devices > 0 ? cudaSuccess : fail(cudaErrorNoDevice);
 }
 
