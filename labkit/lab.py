@@ -76,10 +76,16 @@ def cmd_start(args):
     dst = os.path.abspath(args.dir)
     if os.path.exists(dst) and os.listdir(dst):
         die(f"start: {args.dir} exists and is not empty: give a new folder")
-    tree.write(ROOT, dst, tree.variant(ROOT, manifests, args.lab))
+    solved = sorted({int(n) for n in args.solved.split(",")} if args.solved else set())
+    for n in solved:
+        if n == args.lab or n not in manifests:
+            die(f"--solved: {n} is not another lab of the kit")
+    tree.write(ROOT, dst, tree.variant(ROOT, manifests, args.lab, solved=solved))
     with open(os.path.join(dst, ".lab"), "w") as f:
         f.write(f"lab = {args.lab}\n# lab.sh start wrote this: lab.sh grade refuses to grade "
                 f"this copy as another lab.\n")
+        if solved:
+            f.write(f"solved = {','.join(map(str, solved))}\n")
     digits = os.path.join(ROOT, "data", "digits")
     if os.path.isdir(digits):
         shutil.copytree(digits, os.path.join(dst, "data", "digits"))
@@ -90,13 +96,20 @@ def cmd_start(args):
             f.write("grade-*\n")
         subprocess.run(git + ["add", "-A"], check=True)
         subprocess.run(git + ["commit", "-qm", f"Lab {args.lab} starter"], check=True)
-    say(f"lab {args.lab} starter in {args.dir}: {m['title']}")
+    say(f"lab {args.lab} starter in {args.dir}: {m['title']}" +
+        (f" (with the solution of lab {', '.join(map(str, solved))})" if solved else ""))
+    needs = [n for n in m.get("needs_labs", []) if n not in solved]
+    if needs:
+        say(f"note: lab {args.lab} runs the code of lab {', '.join(map(str, needs))}, which this "
+            f"copy holds as a stand-in: work in that lab's copy, or start with --solved "
+            f"{','.join(map(str, needs))} once its deadline has passed")
     if m["files"]:
         say(f"edit: {' '.join(m['files'])} (between the LAB {args.lab} BEGIN/END lines)")
     else:
         say(f"lab {args.lab} has no code: follow {m['handout']}")
-    say(f"handout: {m['handout']}; check your work: bash run_scripts/lab.sh grade {args.lab} . "
-        f"(inside the copy: a self-check, not a grade)")
+    say(f"handout: {m['handout']}" + (f"; check your work: bash run_scripts/lab.sh grade "
+                                       f"{args.lab} . (inside the copy: a self-check, not a "
+                                       f"grade)" if m["files"] else ""))
 
 
 def cmd_grade(args):
@@ -191,6 +204,9 @@ def main(argv=None):
     s.add_argument("lab", type=int)
     s.add_argument("dir")
     s.add_argument("--git", action="store_true", help="make DIR a git repository (one commit)")
+    s.add_argument("--solved", metavar="N[,N]",
+                   help="labs whose solution the copy holds (released after their deadline; "
+                        "labs 6 and 7 need lab 3's lenet-mpi)")
     g = sub.add_parser("grade", help="grade DIR's work on lab N (exit 0: every check passed; "
                                      "1: some did not; 2: usage or grader error; 3: refused)")
     g.add_argument("lab", type=int)

@@ -93,7 +93,7 @@ mpi_exe=$(realpath -m "${mpi_exe:-"${build_dir}/backend_mpi/lenet-mpi"}")
 serial_exe=$(realpath -m "${serial_exe:-"${build_dir}/backend_serial/lenet-serial"}")
 
 # --- What this machine must have: otherwise SKIPPED, with the reason. ---
-[[ $(id -u) -eq 0 ]] || skip "network namespaces need root (run with sudo)"
+[[ $(id -u) -eq 0 ]] || skip "network namespaces need root (run as root)"
 command -v ip >/dev/null || skip "no 'ip' command (Debian: apt-get install iproute2)"
 
 # A run's names: ${NAME_BASE}PID-sw, ${NAME_BASE}PID-h1, ...

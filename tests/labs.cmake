@@ -23,8 +23,9 @@ endif()
 # starters and refusals; then, per lab, submissions the test writes (correct ones written
 # otherwise, tampered tests, serial or scalar, hangs and deadlocks), and the platforms' outputs.
 # The gradings share one build cache, one at a time.
+# A starter (lab.sh start) has the kit but not its tests, which hold correct submissions.
 find_package(Python3 COMPONENTS Interpreter)
-if(Python3_FOUND)
+if(Python3_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/labkit/tests/test_labkit.py)
   set(_labkit ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/labkit/tests/test_labkit.py)
   add_test(NAME "labkit: manifests, handouts, starters without answers, refusals"
     COMMAND ${_labkit} kit)

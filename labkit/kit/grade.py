@@ -19,6 +19,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from xml.etree import ElementTree
 
 from . import build, machine, procs, regions, submission, tree
 from .manifest import KIT, checks_for
@@ -290,9 +291,9 @@ class Grading:
                      (": every rank computed the whole batch?" if total >= ranks * trained else
                       ""))
 
-    CTEST_LINE = re.compile(r"Test +#\d+: (.*?) \.+\s*(\*\*\*)?(\S.*?)\s+([\d.]+) sec")
-
     def check_ctest(self, check):
+        """A group of the project's CTest tests (by name), each at most ctest_test_s seconds;
+        their results read from ctest's JUnit file, not from its printed text."""
         spec = check.spec
         per_test = self.limits["ctest_test_s"]
         listed = procs.run(["ctest", "-N", "-R", spec["tests"]], timeout=60, cwd=self.cache.build,
@@ -301,26 +302,46 @@ class Grading:
         if count == 0:
             raise RuntimeError(f"'{check.name}': no test of the build matches "
                                f"'{spec['tests']}'")
-        cmd = ["ctest", "-R", spec["tests"], "--timeout", str(per_test), "--output-on-failure"]
+        self.junit_count = getattr(self, "junit_count", 0) + 1
+        junit = os.path.join(self.work_dir, f"ctest-{self.junit_count}.xml")
+        cmd = ["ctest", "-R", spec["tests"], "--timeout", str(per_test), "--output-junit", junit]
         r = procs.run(cmd, timeout=count * per_test + 60, cwd=self.cache.build, untrusted=True,
                       env=self.env, log=_Log(self))
-        results = self.CTEST_LINE.findall(r.output)
-        failed = [(name, status) for name, _, status, _ in results if status != "Passed"]
-        skipped = [name for name, status in failed if status.startswith(("Skipped", "Not Run"))]
-        if r.timed_out or any(status == "Timeout" for _, status in failed):
+        results = []  # (name, "passed" | "failed" | "timeout" | "skipped", message, output)
+        try:
+            for case in ElementTree.parse(junit).getroot().iter("testcase"):
+                failure, skipped = case.find("failure"), case.find("skipped")
+                out = case.findtext("system-out") or ""
+                if case.get("status") == "run" and failure is None:
+                    results.append((case.get("name"), "passed", "", out))
+                elif case.get("status") == "notrun" or skipped is not None:
+                    results.append((case.get("name"), "skipped", "", out))
+                else:
+                    message = failure.get("message", "") if failure is not None else ""
+                    kind = "timeout" if "Timeout" in message else "failed"
+                    results.append((case.get("name"), kind, message, out))
+        except (OSError, ElementTree.ParseError):
+            pass
+        if r.timed_out or any(kind == "timeout" for _, kind, _, _ in results):
             self.hung[check.spec.get("group", "all")] = check.name
-            return check.failed(f"a test did not end within {per_test} s and was killed: a "
-                                f"hang or a deadlock? ({', '.join(n for n, _ in failed)})")
+            slow = [n for n, kind, _, _ in results if kind == "timeout"] or ["ctest"]
+            return check.failed(f"a test did not end within {per_test} s and was killed with "
+                                f"all its processes: a hang or a deadlock? ({', '.join(slow)})")
         if len(results) < count:
-            return check.failed(f"expected {count} tests to run, ctest reported {len(results)}: "
-                                f"{r.last_line()[:200]}")
-        if skipped and len(skipped) == len(failed):
-            return check.not_run(f"could not run here: {self.skip_reason(r.output)}")
+            return check.failed(f"expected {count} tests to run, ctest reported "
+                                f"{len(results)}: {r.last_line()[:200]}")
+        for name, kind, _, out in results:
+            if kind != "passed":  # the log has what the student needs to see
+                self.write(f"--- {name}: {kind}\n{out}\n")
+        failed = [x for x in results if x[1] == "failed"]
+        skipped = [x for x in results if x[1] == "skipped"]
         if failed:
-            return check.failed("; ".join(f"{name}: {self.failure(r.output, name)}"
-                                          for name, _ in failed if name not in skipped))
+            return check.failed("; ".join(f"{name}: {self.failure(out)}"
+                                          for name, _, _, out in failed))
+        if skipped:
+            return check.not_run(f"could not run here: {self.skip_reason(skipped[0][3])}")
         check.passed(f"{count} test{'s' if count > 1 else ''} passed: " +
-                     ", ".join(n for n, *_ in results))
+                     ", ".join(name for name, *_ in results))
 
     @staticmethod
     def skip_reason(output):
@@ -328,10 +349,9 @@ class Grading:
         return m.group(0) if m else "skipped"
 
     @staticmethod
-    def failure(output, name):
+    def failure(output):
         """One line from a failed Catch2 test's output: what it checked, and what it got."""
-        text = output.split(name, 1)[-1]
-        lines = [l.strip() for l in text.split("\n")]
+        lines = [l.strip() for l in output.split("\n")]
         for i, line in enumerate(lines):
             if "FAILED" in line or line.startswith("FAILED:"):
                 what = [l for l in lines[i + 1:i + 8] if l and not l.startswith("===")]

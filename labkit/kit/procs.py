@@ -93,9 +93,11 @@ def _uptime_ticks():
         return float(f.read().split()[0]) * os.sysconf("SC_CLK_TCK")
 
 
-def kill_strays(uid, since_ticks):
-    """SIGKILL to every process of `uid` started since `since_ticks` (jiffies after boot): what
-    an untrusted run left behind after clearing its environment and leaving its session."""
+def kill_strays(uid, since_ticks, folder):
+    """SIGKILL to what an untrusted run left behind after clearing its environment and leaving
+    its session: the processes of `uid` started since `since_ticks` (jiffies after boot) that are
+    orphans (their parent is init) or work in `folder`. Another grading's processes, which run
+    as the same user, have a parent and work in their own folders."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -103,8 +105,11 @@ def kill_strays(uid, since_ticks):
             if os.stat(f"/proc/{entry}").st_uid != uid:
                 continue
             with open(f"/proc/{entry}/stat", encoding="utf-8") as f:
-                started = int(f.read().rsplit(")", 1)[1].split()[19])
-            if started >= since_ticks:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ppid, started = int(fields[1]), int(fields[19])
+            if started < since_ticks:
+                continue
+            if ppid == 1 or os.readlink(f"/proc/{entry}/cwd").startswith(folder):
                 os.kill(int(entry), signal.SIGKILL)
         except (OSError, ValueError, IndexError):
             pass
@@ -142,7 +147,7 @@ def run(cmd, *, timeout, cwd=None, env=None, untrusted=False, log=None):
         seconds = time.monotonic() - start
         kill_tagged(tag, proc.pid)  # what a finished run left behind
         if kwargs:
-            kill_strays(kwargs["user"], since)
+            kill_strays(kwargs["user"], since, cwd or "/tmp")
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         out.seek(0, os.SEEK_END)

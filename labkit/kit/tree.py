@@ -61,14 +61,17 @@ def region_files(manifests):
     return files
 
 
-def variant(ref_root, manifests, lab, work=None):
+def variant(ref_root, manifests, lab, work=None, solved=()):
     """{file: text} for every file holding regions, in the copy of `lab`: lab's regions hold
-    `work` ({file: [bodies]}) or, without it, its stubs; every other lab's, its stand-ins."""
+    `work` ({file: [bodies]}) or, without it, its stubs; the labs in `solved` keep the
+    solution (released after their deadline); every other lab's hold its stand-ins."""
     out = {}
     for f, labs in region_files(manifests).items():
         text = read(os.path.join(ref_root, f))
         for n in labs:
             count = len(regions.spans(text, n))
+            if n in solved and n != lab:
+                continue
             if n == lab and work is not None:
                 new = work[f]
             else:
