@@ -77,6 +77,15 @@ class Cache:
             return r
         build = ["cmake", "--build", self.build, "-j", str(os.cpu_count() or 1), "--target"]
         r = procs.run(build + targets, timeout=timeout, cwd=self.build, untrusted=True, log=log)
+        # A link cut short leaves its output without the execute bit and newer than its inputs,
+        # which make then takes as done: remove such a leftover and build again.
+        broken = [p for name, p in self.executables(targets, executable=False).items()
+                  if not os.access(p, os.X_OK)]
+        if r.ok and broken:
+            for p in broken:
+                os.remove(p)
+            r = procs.run(build + targets, timeout=timeout, cwd=self.build, untrusted=True,
+                          log=log)
         if r.ok and mode == "emulated" and has_nvcc() and "nvcc_object" in manifest:
             # nvcc compiles the lab's file too (for the T4), for what only nvcc rejects.
             folder, target = manifest["nvcc_object"]
@@ -84,13 +93,15 @@ class Cache:
                           timeout=timeout, cwd=self.build, untrusted=True, log=log)
         return r
 
-    def executables(self):
+    def executables(self, names=EXECUTABLES, executable=True):
+        """{name: path} of the built files with those names (only executable ones, unless
+        told otherwise)."""
         found = {}
         for top, dirs, files in os.walk(self.build):
             dirs[:] = [d for d in dirs if d != "CMakeFiles"]
             for f in files:
                 p = os.path.join(top, f)
-                if f in EXECUTABLES and f not in found and os.access(p, os.X_OK):
+                if f in names and f not in found and (not executable or os.access(p, os.X_OK)):
                     found[f] = p
         return found
 

@@ -210,6 +210,17 @@ class Grading:
             row = rows[-1] if rows else None
         return r, row
 
+    def reference_run(self, check, cmd, *, csv=False):
+        """The reference's run of a check, trusted: (Result, its CSV row or None). The kit is
+        broken, not the submission, if it fails."""
+        if csv:
+            r, row = self.run_csv(cmd, untrusted=False, timeout=self.limits["run_cap_s"])
+        else:
+            r, row = self.run(cmd, untrusted=False, timeout=self.limits["run_cap_s"]), None
+        if not r.ok or (csv and row is None):
+            raise RuntimeError(f"the reference run of '{check.name}' failed: {r.last_line()}")
+        return r, row
+
     def timed_out(self, check, r, what):
         self.hung[check.spec.get("group", "all")] = check.name
         check.failed(f"{what} did not end within {r.seconds:.0f} s (its limit): a hang or a "
@@ -217,10 +228,7 @@ class Grading:
 
     def check_runs(self, check):
         spec = check.spec
-        ref = self.run(self.expand(spec["run"], bin=self.ref_bin), untrusted=False,
-                       timeout=self.limits["run_cap_s"])
-        if not ref.ok:
-            raise RuntimeError(f"the reference fails '{check.name}': {ref.last_line()}")
+        ref, _ = self.reference_run(check, self.expand(spec["run"], bin=self.ref_bin))
         r = self.run(self.expand(spec["run"]), untrusted=True, timeout=self.limit(ref.seconds))
         if r.timed_out:
             return self.timed_out(check, r, "the run")
@@ -230,10 +238,7 @@ class Grading:
 
     def check_same_bits(self, check):
         spec = check.spec
-        ref, want = self.run_csv(self.expand(spec["want"]), untrusted=False,
-                                 timeout=self.limits["run_cap_s"])
-        if want is None:
-            raise RuntimeError(f"the reference run of '{check.name}' failed: {ref.last_line()}")
+        ref, want = self.reference_run(check, self.expand(spec["want"]), csv=True)
         r, got = self.run_csv(self.expand(spec["got"]), untrusted=True,
                               timeout=self.limit(ref.seconds))
         if r.timed_out:
@@ -249,10 +254,7 @@ class Grading:
     def check_verify(self, check):
         spec = check.spec
         saved = os.path.join(self.work_dir, "want.ck")
-        ref = self.run(self.expand(spec["want"]) + ["--save", saved], untrusted=False,
-                       timeout=self.limits["run_cap_s"])
-        if not ref.ok:
-            raise RuntimeError(f"the reference run of '{check.name}' failed: {ref.last_line()}")
+        ref, _ = self.reference_run(check, self.expand(spec["want"]) + ["--save", saved])
         os.chmod(saved, 0o644)
         r, got = self.run_csv(self.expand(spec["got"]) + ["--verify", saved], untrusted=True,
                               timeout=self.limit(ref.seconds))
@@ -268,10 +270,7 @@ class Grading:
 
     def check_slices(self, check):
         spec = check.spec
-        ref = self.run(self.expand(spec["run"], bin=self.ref_bin), untrusted=False,
-                       timeout=self.limits["run_cap_s"])
-        if not ref.ok:
-            raise RuntimeError(f"the reference run of '{check.name}' failed: {ref.last_line()}")
+        ref, _ = self.reference_run(check, self.expand(spec["run"], bin=self.ref_bin))
         r, row = self.run_csv(self.expand(spec["run"]), untrusted=True,
                               timeout=self.limit(ref.seconds))
         if r.timed_out:
