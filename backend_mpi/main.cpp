@@ -23,6 +23,10 @@ int main(int argc, char** argv) {
       lenet::add_mpi_options(app, mpi);
       lenet::add_smpi_options(app);  // nothing outside the SMPI build
     };
+    spec.must_match = [&] {
+      return lenet::OptionValues{{"--kernels", mpi.tier},
+                                 {"--exact", mpi.exact ? "given" : "not given"}};
+    };
     spec.create = [&](const lenet::Options& o) { return lenet::make_mpi_backend(mpi, o, comm); };
     spec.comm = &comm;
     code = lenet::run_driver(argc, argv, spec);

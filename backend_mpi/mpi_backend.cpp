@@ -9,6 +9,7 @@
 #include "../common/error.hpp"
 #include "../common/gradient.hpp"
 #include "../common/report.hpp"
+#include "mpi_comm.hpp"
 #include "smpi_hooks.hpp"
 
 namespace lenet {
@@ -133,11 +134,16 @@ std::vector<float> MpiBackend::get_params() {
 void MpiBackend::bind_data(const Dataset& train, const Dataset& test) {
   // Every rank loaded the data itself. Ranks with other images (a stale copy on one node of a
   // cluster) would train apart in silence, and other counts would hang the collectives: stop.
-  const std::vector<double> identity{double(train.count), double(dataset_crc(train)),
-                                     double(test.count), double(dataset_crc(test))};
-  if (!same_on_every_rank(identity, comm_)) {
-    throw Error(rank_ == 0 ? "the ranks loaded different data (image counts or CRC-32s "
-                             "differ): is --data the same files on every node?"
+  const auto identity = [](const Dataset& d) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%d images, CRC-32 %08x", d.count, dataset_crc(d));
+    return std::string(text);
+  };
+  const std::string disagreement = first_disagreement(
+      {{"the training set", identity(train)}, {"the test set", identity(test)}}, comm_);
+  if (!disagreement.empty()) {
+    throw Error(rank_ == 0 ? "the ranks loaded different data: " + disagreement +
+                                 " (is --data the same files on every node?)"
                            : "");  // every rank stops; rank 0 says why
   }
   train_ = &train;

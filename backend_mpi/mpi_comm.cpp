@@ -1,10 +1,33 @@
 #include "mpi_comm.hpp"
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace lenet {
+namespace {
+
+// FNV-1a, 64 bits: a value of any length as one number, so that one fixed-size MPI_Allreduce
+// compares every value.
+uint64_t fingerprint(const std::string& text) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text)
+    h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+// One rank's value of an option, as rank 0 gathers it on a mismatch; its text cut to fit.
+struct Value {
+  uint64_t fingerprint;
+  char text[64];
+};
+
+std::string shown(const char* text) {
+  return *text ? text : "(not given)";
+}
+
+}  // namespace
 
 MpiComm::MpiComm(MPI_Comm comm) : comm_(comm) {
   MPI_Comm_rank(comm_, &rank_);
@@ -33,6 +56,43 @@ int MpiComm::first_failure(bool ok) {
   int lowest = size_;
   MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm_);
   return lowest == size_ ? -1 : lowest;
+}
+
+std::string MpiComm::first_disagreement(const OptionValues& options) {
+  return lenet::first_disagreement(options, comm_);
+}
+
+std::string first_disagreement(const OptionValues& values, MPI_Comm comm) {
+  // Each value's fingerprint and its complement, reduced with MAX: since max(~x) = ~min(x),
+  // every rank learns both the largest and the smallest fingerprint of each value, and the
+  // ranks agree on a value when the two are equal.
+  const int n = static_cast<int>(values.size());
+  std::vector<uint64_t> v(2 * n);
+  for (int i = 0; i < n; ++i) {
+    v[i] = fingerprint(values[i].second);
+    v[n + i] = ~v[i];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, v.data(), 2 * n, MPI_UINT64_T, MPI_MAX, comm);
+  int first = 0;
+  while (first < n && v[first] == ~v[n + first])
+    ++first;
+  if (first == n) return "";
+  // The common case ends above. Here every rank knows which value differs somewhere: rank 0
+  // gathers it from all ranks and names the lowest rank whose value is not its own.
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const std::string& name = values[first].first;
+  Value mine{fingerprint(values[first].second), {}};
+  values[first].second.copy(mine.text, sizeof mine.text - 1);
+  std::vector<Value> all(rank == 0 ? size : 0);
+  MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, comm);
+  if (rank != 0) return name;
+  int other = 1;
+  while (all[other].fingerprint == all[0].fingerprint)  // some rank differs: the loop ends
+    ++other;
+  return name + ": " + shown(all[0].text) + " on rank 0, " + shown(all[other].text) + " on rank " +
+         std::to_string(other);
 }
 
 }  // namespace lenet

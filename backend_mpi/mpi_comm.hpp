@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <string>
+
 #include "../common/driver.hpp"
 
 namespace lenet {
@@ -16,6 +18,8 @@ class MpiComm final : public Comm {
   int size() const override { return size_; }
   // One MPI_Allreduce (MIN) over every rank: the lowest rank that is not ok, or -1.
   int first_failure(bool ok) override;
+  // One MPI_Allreduce when the ranks agree; an MPI_Gather more to name the values when not.
+  std::string first_disagreement(const OptionValues& options) override;
 
   MPI_Comm handle() const { return comm_; }
   // The ranks on this rank's node (which share its cores): found once, when all ranks build
@@ -28,5 +32,9 @@ class MpiComm final : public Comm {
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1, node_size_ = 1, hosts_ = 1;
 };
+
+// Comm::first_disagreement over `comm`, for any list of values that must match on every rank
+// (the backend's data, say).
+std::string first_disagreement(const OptionValues& values, MPI_Comm comm);
 
 }  // namespace lenet

@@ -1,5 +1,6 @@
 #include "driver.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -58,6 +59,16 @@ void check_resumable(const TrainingPosition& p, const Options& o, const Dataset&
   }
 }
 
+// The shortest text that reads back as `x`: 0.1, not 0.100000001.
+std::string text_of(float x) {
+  char text[32];
+  return std::string(text, std::to_chars(text, text + sizeof text, x).ptr);
+}
+
+std::string given(bool flag) {
+  return flag ? "given" : "not given";
+}
+
 // A checkpoint named on the command line; its errors name the flag too.
 Checkpoint read_input(const std::string& path, const std::string& flag) {
   try {
@@ -101,6 +112,7 @@ class Run {
         throw Error(e.what(), 2);
       }
     });
+    check_ranks_agree(help);
     if (help) {
       if (root_) std::cout << app.help();
       return false;
@@ -108,6 +120,35 @@ class Run {
     result_.opts = opts_;
     say_ = root_ && !opts_.quiet;
     return true;
+  }
+
+  // Ranks given other options than rank 0's (an MPMD launch, a script that differs per node)
+  // would wait in different collectives or train apart: stop them all, before any work.
+  // --data may differ (the backend compares the data loaded); --save, --csv and --verify are
+  // rank 0's alone.
+  void check_ranks_agree(bool help) {
+    OptionValues options = {{"--help", given(help)},
+                            {"--epochs", std::to_string(opts_.epochs)},
+                            {"--batch", std::to_string(opts_.batch)},
+                            {"--lr", text_of(opts_.lr)},
+                            {"--seed", std::to_string(opts_.seed)},
+                            {"--train-limit", std::to_string(opts_.train_limit)},
+                            {"--test-limit", std::to_string(opts_.test_limit)},
+                            {"--no-shuffle", given(!opts_.shuffle)},
+                            {"--load", opts_.load_path},
+                            {"--resume", opts_.resume_path},
+                            {"--save-every", std::to_string(opts_.save_every)},
+                            {"--quiet", given(opts_.quiet)}};  // evaluating is collective
+    if (spec_.must_match) {
+      for (auto& option : spec_.must_match())
+        options.push_back(option);
+    }
+    const std::string disagreement = comm_.first_disagreement(options);
+    if (disagreement.empty()) return;
+    throw Error(root_ ? "the ranks disagree on " + disagreement +
+                            " (every rank must be given the same options)"
+                      : "",  // every rank stops; rank 0 says why
+                1);
   }
 
   // Data, the backend and the starting point: any rank may fail here.

@@ -6,11 +6,16 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "backend.hpp"
 #include "options.hpp"
 
 namespace lenet {
+
+// Flags as (name, value as text) pairs, e.g. {"--batch", "32"}.
+using OptionValues = std::vector<std::pair<std::string, std::string>>;
 
 // The processes taking part in a run: one, except for MPI, which passes its own.
 class Comm {
@@ -21,11 +26,17 @@ class Comm {
   // Collective: the lowest rank whose `ok` is false, or -1 when every rank is ok. Lets all
   // ranks leave together after an error that only some of them hit, printed once.
   virtual int first_failure(bool ok) { return ok ? -1 : 0; }
+  // Collective: the first of `options` whose value on some rank differs from rank 0's, as
+  // "--batch: 32 on rank 0, 64 on rank 1" (on rank 0; other ranks may get any non-empty text),
+  // or "" when every rank has the same values. `options` names the same flags on every rank.
+  virtual std::string first_disagreement(const OptionValues& /*options*/) { return ""; }
 };
 
 struct BackendSpec {
   std::string program;                         // e.g. "lenet-serial"
   std::function<void(CLI::App&)> add_options;  // the backend's own flags, may be empty
+  // The backend's own flags that every rank must be given alike (MPI: --kernels, --exact).
+  std::function<OptionValues()> must_match;
   std::function<std::unique_ptr<Backend>(const Options&)> create;
   Comm* comm = nullptr;  // null: a single process
 };

@@ -35,11 +35,16 @@ add_test(NAME "mpi: a failing rank stops every rank"
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
           bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_errors.sh $<TARGET_FILE:lenet-mpi>
           ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
+add_test(NAME "mpi: ranks given different options all stop"
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
+          bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_disagree.sh $<TARGET_FILE:lenet-mpi>
+          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
 add_test(NAME "mpi: lenet-mpi-pingpong measures the link"
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
           bash ${CMAKE_CURRENT_SOURCE_DIR}/pingpong_test.sh $<TARGET_FILE:lenet-mpi-pingpong>)
 list(APPEND _mpi_tests "cli: lenet-mpi rejects bad input (2 ranks)"
-  "mpi: a failing rank stops every rank" "mpi: lenet-mpi-pingpong measures the link")
+  "mpi: a failing rank stops every rank" "mpi: ranks given different options all stop"
+  "mpi: lenet-mpi-pingpong measures the link")
 
 # TIMEOUT: a rank that waits for another in a collective must fail the test, not hang it.
 set_tests_properties(${_mpi_tests} PROPERTIES LABELS "mpi" SKIP_RETURN_CODE 77 TIMEOUT 120)

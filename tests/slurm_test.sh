@@ -204,7 +204,8 @@ slurm srun --mpi=list 2>&1 | grep -qw pmix || {
 # ---- Submit every script ----------------------------------------------------------------------
 # submit NAME RANKS THREADS ROWS SCRIPT [SBATCH_OPTION...] -- [PROGRAM_ARGUMENT...]: sbatch
 # SCRIPT with the test's sizes (one node) in place of its cluster-sized #SBATCH lines; the run
-# must have RANKS ranks of THREADS threads each and write ROWS CSV rows.
+# must have RANKS ranks of THREADS threads each and write ROWS CSV rows. LENET_REPEATS is
+# $repeats (default 1).
 declare -A expect_ranks expect_threads expect_rows job_name
 submit() {
   local name=$1 ranks=$2 threads=$3 rows=$4 script=$5 options=() id
@@ -215,7 +216,7 @@ submit() {
   done
   shift
   id=$(slurm sbatch --parsable --chdir="$tmp/submit" --output="$tmp/submit/%x-%j.out" \
-    --export="ALL,LENET_PREFIX=$prefix,LENET_RESULTS=$tmp/results,LENET_REPEATS=1" \
+    --export="ALL,LENET_PREFIX=$prefix,LENET_RESULTS=$tmp/results,LENET_REPEATS=${repeats:-1}" \
     "${options[@]}" "$scripts/$script" "$@") || {
     fail "sbatch $script"
     return
@@ -238,6 +239,12 @@ submit lenet-hybrid 2 2 1 lenet-hybrid.sbatch --nodes=1 --ntasks-per-node=2 --cp
 # The sweep: 1, 2 and 4 ranks, one run each (LENET_REPEATS=1); ranks "sweep" means P = 2^row.
 submit lenet-sweep sweep 1 3 lenet-sweep.sbatch --nodes=1 --ntasks-per-node=4 -- \
   --exact "${check[@]}"
+# A sweep whose last point fails (B = 3 is smaller than its 4 ranks), twice: both failures
+# recorded in failed.txt, the second tried after the first, the other points' rows written,
+# and the job FAILED at the end. Checked apart from the others, below.
+repeats=2 submit lenet-sweep sweep 1 4 lenet-sweep.sbatch --nodes=1 --ntasks-per-node=4 -- \
+  --data "$here/vectors/data" --batch 3 --epochs 1
+failing_sweep=${jobs_submitted[-1]}
 ((failures == 0)) || exit 1
 
 # ---- Wait for every job to end ----------------------------------------------------------------
@@ -277,6 +284,7 @@ for id in "${jobs_submitted[@]}"; do
   name=${job_name[$id]}
   info=$(slurm scontrol show job -o "$id")
   dir=$tmp/results/$name-$id
+  [[ $id == "$failing_sweep" ]] && continue
   if [[ $info != *JobState=COMPLETED* || $info != *" ExitCode=0:0"* ]]; then
     fail "job $id ($name): $(grep -o 'JobState=[A-Z_]* .*ExitCode=[0-9:]*' <<<"$info" | cut -c1-80)"
     sed 's/^/    /' "$tmp/submit/$name-$id.out" 2>/dev/null | tail -n 15
@@ -312,6 +320,43 @@ for id in "${jobs_submitted[@]}"; do
       "expected ${expect_rows[$id]}"
 done
 
+# The failing sweep: P = 1 and 2 ran twice each, P = 4 failed twice and both are recorded.
+id=$failing_sweep dir=$tmp/results/lenet-sweep-$failing_sweep
+info=$(slurm scontrol show job -o "$id")
+failed_runs=$(grep -sc 'FAILED: 4 rank(s) on 1 node(s), repeat [12] of 2: exit [1-9]' \
+  "$dir/failed.txt")
+failed_runs=${failed_runs:-0}  # no failed.txt
+row_ranks=$(csv_columns "$dir/runs.csv" ranks 2>/dev/null | tr '\n' ' ')
+if [[ $info != *JobState=FAILED* || $info != *" ExitCode=1:0"* || $failed_runs -ne 2 ||
+  $row_ranks != "1 1 2 2 " ]]; then
+  fail "job $id (lenet-sweep with a failing point): $(grep -o 'JobState=[A-Z_]*' <<<"$info")," \
+    "$failed_runs of 2 failures in failed.txt, CSV rows for ranks '$row_ranks' (want '1 1 2 2 ')"
+  sed 's/^/    /' "$tmp/submit/lenet-sweep-$id.out" 2>/dev/null | tail -n 15
+else
+  echo "ok   job $id (lenet-sweep, 4 ranks too many for --batch 3): FAILED at the end, both" \
+    "failures in failed.txt, rows for 1 1 2 2 ranks"
+fi
+
+# Pinning in the jobs' .out files: each OpenMP thread's CPUs (OMP_DISPLAY_AFFINITY), each
+# mpirun rank's binding (--report-bindings). (srun's --cpu-bind=verbose prints nothing here:
+# task/none binds nothing.)
+# pinning NAME PATTERN COUNT: job NAME's .out file has at least COUNT lines that match PATTERN.
+pinning() {
+  local id file lines
+  for id in "${jobs_submitted[@]}"; do [[ ${job_name[$id]} == "$1" ]] && break; done
+  file=$tmp/submit/$1-$id.out
+  lines=$(grep -cE "$2" "$file")
+  if [[ $lines -lt $3 ]]; then
+    fail "job $id ($1): $lines lines in its .out file match '$2', expected $3 or more"
+    sed 's/^/    /' "$file" | head -n 10
+  else
+    echo "ok   job $id ($1) shows its pinning: $(grep -m1 -E "$2" "$file")"
+  fi
+}
+pinning lenet-openmp '^lenet: host .* thread [01] of 2 on CPU' 2
+pinning lenet-hybrid '^lenet: host .* thread [01] of 2 on CPU' 4
+pinning lenet-mpirun 'MCW rank [01] bound to' 2
+
 start=$SECONDS
 teardown
 echo "cluster stopped and removed in $((SECONDS - start)) s"
@@ -319,5 +364,6 @@ if ((failures)); then
   echo "$failures failed"
   exit 1
 fi
-echo "OK: ${#jobs_submitted[@]} Slurm jobs from run_scripts/slurm/ bit-identical to lenet-serial;" \
-  "nothing of the test cluster is left"
+echo "OK: ${#jobs_submitted[@]} Slurm jobs from run_scripts/slurm/ as expected (bit-identical to" \
+  "lenet-serial, or the sweep's failed point recorded), pinning shown; nothing of the test" \
+  "cluster is left"

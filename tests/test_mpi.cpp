@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "../backend_mpi/mpi_backend.hpp"
+#include "../backend_mpi/mpi_comm.hpp"
 #include "../backend_serial/serial_backend.hpp"
 #include "../common/report.hpp"
 #include "../common/rng.hpp"
@@ -205,4 +206,25 @@ TEST_CASE("mpi allreduce: communication is timed even without --timing", "[allre
 
 TEST_CASE("mpi exact: communication is timed even without --timing", "[exact]") {
   check_comm_timed(Mode::kExact);
+}
+
+TEST_CASE("mpi: the first option on which some rank differs from rank 0, and that rank",
+          "[allreduce]") {
+  MpiComm comm;
+  const int last = comm.size() - 1;
+  CHECK(comm.first_disagreement({{"--a", "1"}, {"--b", "x"}}).empty());
+  // The last rank differs on --b; every rank but 0 on --c, later in the list. Values longer
+  // than the 63 characters shown differ after them: the fingerprints still tell them apart.
+  const std::string long_value(100, 'v');
+  const bool is_last = comm.rank() == last;
+  const OptionValues options{{"--a", "1"},
+                             {"--b", long_value + (is_last ? "y" : "x")},
+                             {"--c", comm.rank() == 0 ? "0" : "1"}};
+  const std::string found = comm.first_disagreement(options);
+  if (comm.rank() == 0) {
+    CHECK(found == "--b: " + long_value.substr(0, 63) + " on rank 0, " + long_value.substr(0, 63) +
+                       " on rank " + std::to_string(last));
+  } else {
+    CHECK(!found.empty());  // every rank learns that they differ; rank 0 alone says how
+  }
 }
