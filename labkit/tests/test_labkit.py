@@ -455,6 +455,17 @@ def platforms():
            0 <= p["score"] <= 1 and p["tests"] and all("max_points" in t for t in p["tests"]),
            f"PrairieLearn's results.json: {json.dumps(p)[:300]}")
     expect(abs(p["score"] - 60 / 85) < 1e-3, f"PrairieLearn's score {p['score']}, not 60/85")
+    # PrairieLearn's own entry point, as its external grader calls it.
+    plroot = os.path.join(TMP, "prairielearn")
+    shutil.copytree(folder, os.path.join(plroot, "student"), symlinks=True)
+    ran = subprocess.run(["bash", os.path.join(KIT, "platforms", "prairielearn", "grade.sh"), "1"],
+                         capture_output=True, text=True, env=dict(os.environ, PL_ROOT=plroot),
+                         timeout=1800)
+    with open(os.path.join(plroot, "results", "results.json")) as f:
+        q = json.load(f)
+    expect(ran.returncode == 0 and q.get("gradable") is True and
+           abs(q["score"] - 60 / 85) < 1e-3,
+           f"grade.sh 1 as PrairieLearn runs it: exit {ran.returncode}, {json.dumps(q)[:300]}")
     line = [l for l in tree.read(gh).split("\n") if l.startswith("result=")]
     expect(line, "no result= line in the GitHub output file")
     payload = json.loads(base64.b64decode(line[-1][len("result="):]))
