@@ -37,6 +37,20 @@ BackendInfo OpenMPBackend::info() const {
   b.strategy = strategy_name(strategy_);
   b.threads = threads_;
   b.threads_worked = most_working_;
+  // The batch strategy's samples per thread of the largest team: every thread should have
+  // trained some (the lab kit checks it: a batch trained on one thread shows here).
+  if (strategy_ == Strategy::kBatch && most_working_ > 0) {
+    long long total = 0, low = workers_[0].samples, high = 0;
+    for (int t = 0; t < most_working_; ++t) {
+      total += workers_[t].samples;
+      low = std::min(low, workers_[t].samples);
+      high = std::max(high, workers_[t].samples);
+    }
+    char line[160];
+    std::snprintf(line, sizeof line, "%-22s = %lld on %d threads (%lld to %lld a thread)",
+                  "Samples computed", total, most_working_, low, high);
+    b.extra.push_back(line);
+  }
   // Thread placement and the wait policy change the timings, so the summary shows them.
   for (const char* name : {"OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"}) {
     if (const char* value = std::getenv(name)) {

@@ -266,6 +266,8 @@ class Grading:
         check.failed(f"expected Verification = SUCCESSFUL against {spec['against']}, got "
                      f"{line or 'exit %d: %s' % (r.rc, r.last_line()[:200])}")
 
+    THREAD_SAMPLES = re.compile(r"Samples computed\s*=\s*(\d+) on (\d+) threads \((\d+) to "
+                                r"(\d+) a thread\)")
     SAMPLES = re.compile(r"Samples computed\s*=\s*(\d+) on (\d+) ranks \((\d+) to (\d+) a rank\)")
 
     def check_slices(self, check):
@@ -446,7 +448,7 @@ class Grading:
             del runs["reference"]
         env_before = dict(self.env)
         self.env.update(OMP_PLACES="cores", OMP_PROC_BIND="close")
-        before, own_cpu = machine.ticks(), 0.0
+        before, own_cpu, parallel_output = machine.ticks(), 0.0, ""
         try:
             for _ in range(self.reps):
                 for key in runs:  # interleaved: each round runs every command once
@@ -455,17 +457,29 @@ class Grading:
                                             timeout=self.limits["run_cap_s"])
                     own_cpu += r.cpu_seconds
                     if value is None:
-                        state["note"] = (f"not measured: a timed run failed ({'the reference' if trusted else 'yours'}: "
+                        whose = "the reference's" if trusted else "yours"
+                        state["note"] = (f"not measured: a timed run failed ({whose}: "
                                          f"{r.last_line()[:160]})")
                         return
                     runs[key].append(value)
+                    if key == "parallel":
+                        parallel_output = r.output
         finally:
             self.env = env_before
         others = machine.busy_cores(before, machine.ticks(), own_cpu)
+        # The fastest round of each: other processes only ever slow a run down.
+        best = {k: min(v) for k, v in runs.items()}
         med = {k: statistics.median(v) for k, v in runs.items()}
-        own = med["one"] / med["parallel"]
-        state.update(status="measured", runs=runs, medians=med, speedup=own,
+        own = best["one"] / best["parallel"]
+        state.update(status="measured", runs=runs, best=best, medians=med, speedup=own,
                      others_busy=others, what=perf["what"], unit=perf["unit"])
+        # Where the program says how its threads shared the work, a thread that did none is
+        # no parallelism, whatever the clock says.
+        m = self.THREAD_SAMPLES.search(parallel_output)
+        if perf.get("threads_evidence") and m and int(m.group(3)) == 0:
+            state["note"] = (f"no parallelism: one of the {m.group(2)} threads trained no sample "
+                             f"({m.group(0).strip()}), so no performance points")
+            return
         busy_note = ""
         if others > machine.cores() - cores_needed + 0.3:
             busy_note = (f" Other processes used {others:.2f} of {machine.cores()} cores while "
@@ -474,9 +488,9 @@ class Grading:
             state["note"] = (f"your speedup {own:.2f}x ({perf['speedup_of']}); a self-check: "
                              f"the course grades performance with the reference.{busy_note}")
             return
-        fraction = med["reference"] / med["parallel"]
+        fraction = best["reference"] / best["parallel"]
         # The reference's speedup over the same one-thread run: whether one was possible here.
-        possible = med["one"] / med["reference"]
+        possible = best["one"] / best["reference"]
         state.update(fraction=fraction, reference_speedup=possible)
         threshold = self.limits["min_speedup"]
         if own <= threshold and possible <= threshold:

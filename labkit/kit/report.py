@@ -30,14 +30,16 @@ def _entry(name, score, max_score, output, status):
 def performance_table(perf):
     if perf.get("status") != "measured":
         return ""
-    unit, med, runs = perf["unit"], perf["medians"], perf["runs"]
+    unit, best, med, runs = perf["unit"], perf["best"], perf["medians"], perf["runs"]
     rows = [("yours, parallel", "parallel"), ("yours, one thread (or the ref kernels)", "one"),
             ("the reference, parallel", "reference")]
-    lines = [f"{perf['what']}; {unit}, median of {len(runs['parallel'])} interleaved rounds:",
-             "", "| run | median | every round |", "|---|---|---|"]
+    lines = [f"{perf['what']}; {unit}, {len(runs['parallel'])} interleaved rounds; the points "
+             "come from the fastest of each:", "",
+             "| run | fastest | median | every round |", "|---|---|---|---|"]
     for label, key in rows:
-        if key in med:
-            lines.append(f"| {label} | {med[key]:.6g} | {' '.join('%.6g' % v for v in runs[key])} |")
+        if key in best:
+            lines.append(f"| {label} | {best[key]:.6g} | {med[key]:.6g} | "
+                         f"{' '.join('%.6g' % v for v in runs[key])} |")
     return "\n".join(lines)
 
 
@@ -110,7 +112,7 @@ def results(g, *, platform=None):
             "max_score": total, "autograded_max": auto,
             "performance": {k: v for k, v in g.performance.items()
                             if k in ("status", "speedup", "fraction", "reference_speedup",
-                                     "medians", "runs", "others_busy", "unit")},
+                                     "best", "medians", "runs", "others_busy", "unit")},
         },
     }
     if g.performance.get("status") == "measured":

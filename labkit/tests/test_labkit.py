@@ -325,8 +325,13 @@ def one_lab(n):
     else:
         expect(points(r, "correctness") == P["correctness"],
                f"lab {n}'s {name} submission: correctness {points(r, 'correctness')}")
-        expect("no speedup" in perf["output"], f"lab {n}'s {name} submission: the performance "
-                                               f"note says no 'no speedup': {perf['output']}")
+        # Lab 1's program says which threads trained: the verdict does not rest on the clock.
+        # Elsewhere the clock decides, and on a busy machine its reason may be another one.
+        busy = r["extra_data"]["performance"].get("others_busy", 0) > 0.5
+        reason = "no parallelism" if n == 1 else "no speedup"
+        expect(reason in perf["output"] or (n != 1 and busy),
+               f"lab {n}'s {name} submission: the performance note does not say '{reason}': "
+               f"{perf['output']}")
     # Hangs: a report within 5 minutes, the hung check failed, nothing left running.
     if n in (1, 3):
         name = {1: "hang", 3: "deadlock"}[n]
