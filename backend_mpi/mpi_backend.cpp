@@ -95,8 +95,9 @@ BackendInfo MpiBackend::info() const {
     add_line(b, "Comm per step (ms)", format("%.4f (slowest rank)", 1e3 * comm));
     add_line(b, "Comm / compute", format("%.3f", comm / compute));
     add_line(b, "Samples computed",
-             std::to_string(samples_[0]) + " on " + std::to_string(ranks_) + " ranks (" +
-                 std::to_string(samples_[1]) + " to " + std::to_string(samples_[2]) + " a rank)");
+             std::to_string(samples_total_) + " on " + std::to_string(ranks_) + " ranks (" +
+                 std::to_string(samples_fewest_) + " to " + std::to_string(samples_most_) +
+                 " a rank)");
     add_line(b, "Ranks agree",
              ranks_agree_ ? "yes (the same parameter CRC-32 on every rank)"
                           : "NO: the ranks' parameters differ");
@@ -108,26 +109,27 @@ std::vector<float> MpiBackend::get_params() {
   // Every rank calls this at the end of a run, just before times(): the place to make the
   // report collective. NPB reports the slowest rank's times; and the ranks must hold the same
   // bits.
-  const LayerTimes mine = rank_times();
-  double v[kFieldCount + 1];
-  for (int i = 0; i < kFieldCount; ++i)
-    v[i] = mine.*kAllFields[i];
-  v[kFieldCount] = compute_seconds_;
-  MPI_Allreduce(MPI_IN_PLACE, v, kFieldCount + 1, MPI_DOUBLE, MPI_MAX, comm_);
-  for (int i = 0; i < kFieldCount; ++i)
-    slowest_.*kAllFields[i] = v[i];
-  slowest_compute_ = v[kFieldCount];
-  ranks_agree_ = same_on_every_rank({static_cast<double>(param_crc32(params_))}, comm_);
-  // Samples computed on each rank: each sample trained once, on one rank, is what makes the
+  // Samples computed on this rank: each sample trained once, on one rank, is what makes the
   // ranks share the work (the lab kit checks it: a rank that computes the whole batch shows).
+  // The most and the fewest ride on the MAX below (max(-x) = -min(x), exact in a double).
   long long samples = 0;
   for (const Worker& w : workers_)
     samples += w.samples;
-  long long most[2] = {samples, -samples};  // max(-x) = -min(x)
-  MPI_Allreduce(MPI_IN_PLACE, most, 2, MPI_LONG_LONG, MPI_MAX, comm_);
-  MPI_Allreduce(&samples, &samples_[0], 1, MPI_LONG_LONG, MPI_SUM, comm_);
-  samples_[1] = -most[1];
-  samples_[2] = most[0];
+  const LayerTimes mine = rank_times();
+  double v[kFieldCount + 3];
+  for (int i = 0; i < kFieldCount; ++i)
+    v[i] = mine.*kAllFields[i];
+  v[kFieldCount] = compute_seconds_;
+  v[kFieldCount + 1] = static_cast<double>(samples);
+  v[kFieldCount + 2] = -static_cast<double>(samples);
+  MPI_Allreduce(MPI_IN_PLACE, v, kFieldCount + 3, MPI_DOUBLE, MPI_MAX, comm_);
+  for (int i = 0; i < kFieldCount; ++i)
+    slowest_.*kAllFields[i] = v[i];
+  slowest_compute_ = v[kFieldCount];
+  samples_most_ = static_cast<long long>(v[kFieldCount + 1]);
+  samples_fewest_ = -static_cast<long long>(v[kFieldCount + 2]);
+  MPI_Allreduce(&samples, &samples_total_, 1, MPI_LONG_LONG, MPI_SUM, comm_);
+  ranks_agree_ = same_on_every_rank({static_cast<double>(param_crc32(params_))}, comm_);
   return params_;
 }
 

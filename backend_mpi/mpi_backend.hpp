@@ -92,7 +92,7 @@ class MpiBackend final : public Backend {
   // Filled by get_params(): the max over ranks, and whether all ranks hold the same bits.
   LayerTimes slowest_;
   double slowest_compute_ = 0;
-  long long samples_[3] = {};  // samples computed, reduced by get_params(): sum, min, max
+  long long samples_total_ = 0, samples_fewest_ = 0, samples_most_ = 0;  // over the ranks
   bool ranks_agree_ = true;
 };
 
