@@ -11,7 +11,6 @@ Python 3.10+, standard library only.
 """
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -86,9 +85,7 @@ def cmd_start(args):
                 f"this copy as another lab.\n")
         if solved:
             f.write(f"solved = {','.join(map(str, solved))}\n")
-    digits = os.path.join(ROOT, "data", "digits")
-    if os.path.isdir(digits):
-        shutil.copytree(digits, os.path.join(dst, "data", "digits"))
+    tree.copy_data(ROOT, os.path.join(dst, "data", "digits"))
     if args.git:
         git = ["git", "-C", dst, "-c", "user.name=lab kit", "-c", "user.email=lab-kit@localhost"]
         subprocess.run(git[:3] + ["init", "-q"], check=True)
@@ -174,11 +171,8 @@ def cmd_gradescope(args):
         die(f"lab {args.lab} has no code: nothing for an autograder")
     with tempfile.TemporaryDirectory() as tmp:
         project = os.path.join(tmp, "project")
-        tree.write(ROOT, project,
-                   tree.variant(ROOT, manifests, args.lab, tree.solution(ROOT, m)))
-        digits = os.path.join(ROOT, "data", "digits")
-        if os.path.isdir(digits):
-            shutil.copytree(digits, os.path.join(project, "data", "digits"))
+        tree.write(ROOT, project, tree.reference(ROOT, manifests, args.lab))
+        tree.copy_data(ROOT, os.path.join(project, "data", "digits"))
         out = os.path.abspath(args.zip)
         with zipfile.ZipFile(out + ".tmp", "w", zipfile.ZIP_DEFLATED) as z:
             for name in ("setup.sh", "run_autograder"):

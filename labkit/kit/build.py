@@ -1,12 +1,13 @@
 """The grader's build: one source mirror and one build folder in the cache, into which the
 reference and each graded copy are written in turn, so that a grading recompiles only the files
 that differ. Student code is compiled and run as `nobody` where the grader is root."""
+import hashlib
 import os
 import re
 import shutil
 import subprocess
 
-from . import procs, tree
+from . import procs, regions, tree
 
 EXECUTABLES = ("lenet-serial", "lenet-openmp", "lenet-mpi", "lenet-cuda", "lenet-cuda-emu",
                "lenet-bench-layers")
@@ -18,8 +19,6 @@ def default_cache(root):
     if os.environ.get("LAB_CACHE"):
         return os.path.abspath(os.environ["LAB_CACHE"])
     if procs.as_root():
-        import hashlib
-
         return os.path.join("/var/tmp/lenet-labkit", hashlib.sha256(root.encode()).hexdigest()[:12])
     return os.path.join(root, "build-lab")
 
@@ -79,9 +78,9 @@ class Cache:
         r = procs.run(build + targets, timeout=timeout, cwd=self.build, untrusted=True, log=log)
         # A link cut short leaves its output without the execute bit and newer than its inputs,
         # which make then takes as done: remove such a leftover and build again.
-        broken = [p for name, p in self.executables(targets, executable=False).items()
-                  if not os.access(p, os.X_OK)]
-        if r.ok and broken:
+        broken = [p for p in self.executables(targets, executable=False).values()
+                  if not os.access(p, os.X_OK)] if r.ok else []
+        if broken:
             for p in broken:
                 os.remove(p)
             r = procs.run(build + targets, timeout=timeout, cwd=self.build, untrusted=True,
@@ -122,15 +121,14 @@ class Cache:
 def student_paths(text, src, where, lab):
     """Compiler messages about the mirror's files, pointed at the student's: "SRC/F:L:" becomes
     "F:L:" with L counted in the student's file for a line inside one of lab's regions
-    (where[F] = (path, [the 1-based first line of each region's body there])), and
+    (where[F] = [the 1-based first line of each region's body there]), and
     "F:L (the reference's line, outside your regions):" for any other line."""
-    from . import regions
 
     def fix(m):
         f, line = m.group(1), int(m.group(2))
         if f in where:
             mirror = regions.spans(tree.read(os.path.join(src, f)), lab)
-            for (a, b), start in zip(mirror, where[f][1]):
+            for (a, b), start in zip(mirror, where[f]):
                 if a + 1 <= line <= b:
                     return f"{f}:{line - (a + 1) + start}:"
         return f"{f}:{line} (the reference's line, outside your regions):"

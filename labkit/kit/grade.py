@@ -5,7 +5,8 @@
   2. build, in the cache: the reference (starter(N) + the solution), once per change of the
      instructor's tree, then graded(N, the student's regions); never the student's tests,
      CMake files or scripts;
-  3. the checks of the manifest, each bounded in time; the first that hangs stops the rest;
+  3. the checks of the manifest, each bounded in time; one that hangs stops the rest of its
+     group (a lab's mode) or, without a group, all the rest;
   4. performance, where every check passed: the student's parallel code against the same code
      on one thread (or the ref kernels), and against the reference's;
   5. the results: one dict in Gradescope's results.json format (report.py renders the rest).
@@ -65,7 +66,7 @@ class Grading:
         self.busy_before = 0.0
         self.limits = self.m["limits"]
 
-    # ---- the log: every command and its output, for grade-N.log -------------------------
+    # ---- the log: every command and its output, for grade-N.log (procs.run writes to it) ----
     def write(self, text):
         self.log_lines.append(text)
 
@@ -76,14 +77,14 @@ class Grading:
     def read_submission(self):
         if self.folder == ROOT:  # the instructor's own tree: its solution
             self.work = tree.solution(ROOT, self.m)
-            self.where = {f: (os.path.join(ROOT, f),
-                              [a + 1 for a, _ in regions.spans(tree.read(os.path.join(ROOT, f)),
-                                                               self.lab)])
+            self.where = {f: regions.first_lines(tree.read(os.path.join(ROOT, f)), self.lab)
                           for f in self.m["files"]}
             return
+        starter = tree.variant(ROOT, self.manifests, self.lab)
         self.work, self.where, self.ignored = submission.read_work(
-            self.folder, self.manifests, self.lab, ROOT)
-        self.ignored += submission.other_changes(self.folder, self.manifests, self.lab, ROOT)
+            self.folder, self.manifests, self.lab, ROOT, starter)
+        self.ignored += submission.other_changes(self.folder, self.manifests, self.lab, ROOT,
+                                                 starter)
 
     # ---- 2. the builds --------------------------------------------------------------------
     def lock(self):
@@ -132,7 +133,7 @@ class Grading:
         self.ref_bin = os.path.join(self.cache.path, f"reference-lab{self.lab}-{self.mode}")
         if self.self_check:
             return True
-        overrides = tree.variant(ROOT, self.manifests, self.lab, tree.solution(ROOT, self.m))
+        overrides = tree.reference(ROOT, self.manifests, self.lab)
         stamp = tree.stamp(ROOT, overrides)
         try:
             if tree.read(os.path.join(self.ref_bin, "stamp")).strip() == stamp:
@@ -141,8 +142,7 @@ class Grading:
             pass
         self.say(f"building the reference of lab {self.lab} (once per change of the project) ...")
         self.cache.lay(ROOT, overrides)
-        r = self.cache.compile(self.m, self.mode, self.targets(), _Log(self),
-                               self.limits["build_s"])
+        r = self.cache.compile(self.m, self.mode, self.targets(), self, self.limits["build_s"])
         if not r.ok:
             raise RuntimeError(f"the reference of lab {self.lab} does not build: "
                                f"{r.last_line()} (log: grade-{self.lab}.log)")
@@ -155,8 +155,7 @@ class Grading:
         self.say("building the submission ...")
         overrides = tree.variant(ROOT, self.manifests, self.lab, self.work)
         self.cache.lay(ROOT, overrides)
-        log = _Log(self)
-        r = self.cache.compile(self.m, self.mode, self.targets(), log, self.limits["build_s"])
+        r = self.cache.compile(self.m, self.mode, self.targets(), self, self.limits["build_s"])
         self.bin = os.path.join(self.work_dir, "bin")
         if r.timed_out:
             check.failed(f"the build did not end within {self.limits['build_s']} s")
@@ -181,7 +180,7 @@ class Grading:
     def expand(self, cmd, **extra):
         values = dict(bin=getattr(self, "bin", ""), ref=self.ref_bin,
                       vectors=os.path.join(self.cache.src, "tests", "vectors", "data"),
-                      digits=self.digits, work=self.work_dir)
+                      digits=self.digits)
         values.update(extra)
         out = []
         for token in cmd:
@@ -196,7 +195,7 @@ class Grading:
 
     def run(self, cmd, *, untrusted, timeout):
         return procs.run(cmd, timeout=timeout, cwd=self.work_dir, untrusted=untrusted,
-                         env=self.env, log=_Log(self))
+                         env=self.env, log=self)
 
     def run_csv(self, cmd, *, untrusted, timeout):
         """A run with --csv: (Result, the CSV row as a dict by column name, or None)."""
@@ -221,20 +220,14 @@ class Grading:
             raise RuntimeError(f"the reference run of '{check.name}' failed: {r.last_line()}")
         return r, row
 
-    def timed_out(self, check, r, what):
+    def hung_in(self, check):
+        """A check that did not end: the rest of its group (or of all checks) will not run."""
         self.hung[check.spec.get("group", "all")] = check.name
-        check.failed(f"{what} did not end within {r.seconds:.0f} s (its limit): a hang or a "
-                     "deadlock? It was killed with all its processes")
 
-    def check_runs(self, check):
-        spec = check.spec
-        ref, _ = self.reference_run(check, self.expand(spec["run"], bin=self.ref_bin))
-        r = self.run(self.expand(spec["run"]), untrusted=True, timeout=self.limit(ref.seconds))
-        if r.timed_out:
-            return self.timed_out(check, r, "the run")
-        if r.rc != 0:
-            return check.failed(f"expected exit 0, got exit {r.rc}: {r.last_line()[:200]}")
-        check.passed(f"ended in {r.seconds:.1f} s (the reference: {ref.seconds:.1f} s)")
+    def timed_out(self, check, r):
+        self.hung_in(check)
+        check.failed(f"the run did not end within {r.seconds:.0f} s (its limit): a hang or a "
+                     "deadlock? It was killed with all its processes")
 
     def check_same_bits(self, check):
         spec = check.spec
@@ -242,7 +235,7 @@ class Grading:
         r, got = self.run_csv(self.expand(spec["got"]), untrusted=True,
                               timeout=self.limit(ref.seconds))
         if r.timed_out:
-            return self.timed_out(check, r, "the run")
+            return self.timed_out(check, r)
         if got is None:
             return check.failed(f"expected a run that ends with exit 0, got exit {r.rc}: "
                                 f"{r.last_line()[:200]}")
@@ -259,7 +252,7 @@ class Grading:
         r, got = self.run_csv(self.expand(spec["got"]) + ["--verify", saved], untrusted=True,
                               timeout=self.limit(ref.seconds))
         if r.timed_out:
-            return self.timed_out(check, r, "the run")
+            return self.timed_out(check, r)
         line = next((l.strip() for l in r.output.split("\n") if "Verification" in l), "")
         if got is not None and got["verification"] == "SUCCESSFUL":
             return check.passed(line or "Verification = SUCCESSFUL")
@@ -276,7 +269,7 @@ class Grading:
         r, row = self.run_csv(self.expand(spec["run"]), untrusted=True,
                               timeout=self.limit(ref.seconds))
         if r.timed_out:
-            return self.timed_out(check, r, "the run")
+            return self.timed_out(check, r)
         m = self.SAMPLES.search(r.output)
         if row is None or m is None:
             return check.failed(f"expected a run that ends with its summary, got exit {r.rc}: "
@@ -307,7 +300,7 @@ class Grading:
         junit = os.path.join(self.work_dir, f"ctest-{self.junit_count}.xml")
         cmd = ["ctest", "-R", spec["tests"], "--timeout", str(per_test), "--output-junit", junit]
         r = procs.run(cmd, timeout=count * per_test + 60, cwd=self.cache.build, untrusted=True,
-                      env=self.env, log=_Log(self))
+                      env=self.env, log=self)
         results = []  # (name, "passed" | "failed" | "timeout" | "skipped", message, output)
         try:
             for case in ElementTree.parse(junit).getroot().iter("testcase"):
@@ -324,7 +317,7 @@ class Grading:
         except (OSError, ElementTree.ParseError):
             pass
         if r.timed_out or any(kind == "timeout" for _, kind, _, _ in results):
-            self.hung[check.spec.get("group", "all")] = check.name
+            self.hung_in(check)
             slow = [n for n, kind, _, _ in results if kind == "timeout"] or ["ctest"]
             return check.failed(f"a test did not end within {per_test} s and was killed with "
                                 f"all its processes: a hang or a deadlock? ({', '.join(slow)})")
@@ -387,7 +380,7 @@ class Grading:
             self.say(f"  {c.status}: {c.output[:160]}")
 
     # ---- 4. performance ------------------------------------------------------------------
-    def metric(self, r, row):
+    def metric(self, row):
         what = self.m["performance"]["metric"]
         if what == "seconds_per_epoch":
             return float(row["seconds_per_epoch"])
@@ -410,7 +403,7 @@ class Grading:
                      if b.get("run_type") == "iteration"]
             return (min(times) if times else None), r
         r, row = self.run_csv(cmd, untrusted=untrusted, timeout=timeout)
-        return (self.metric(r, row) if row else None), r
+        return (self.metric(row) if row else None), r
 
     def measure_performance(self):
         perf, P = self.m.get("performance"), self.m["points"]["performance"]
@@ -480,8 +473,9 @@ class Grading:
             state["note"] = (f"no parallelism: one of the {m.group(2)} threads trained no sample "
                              f"({m.group(0).strip()}), so no performance points")
             return
+        busy_while_timing = others > machine.cores() - cores_needed + 0.3
         busy_note = ""
-        if others > machine.cores() - cores_needed + 0.3:
+        if busy_while_timing:
             busy_note = (f" Other processes used {others:.2f} of {machine.cores()} cores while "
                          f"it timed: the numbers are less reliable.")
         if self.self_check:
@@ -503,7 +497,7 @@ class Grading:
                              f"reference's is {possible:.2f}x; {threshold}x or less earns no "
                              f"performance points.{busy_note}")
             return
-        if self.timing_mode != "force" and others > machine.cores() - cores_needed + 0.3:
+        if self.timing_mode != "force" and busy_while_timing:
             state["note"] = ("measured on a busy machine: for information, not scored; grade "
                              f"again on a quiet machine.{busy_note}")
             return
@@ -534,7 +528,7 @@ class Grading:
                      f"{machine.cores()} cores busy (load average {machine.load_average():.2f})")
             self.lock()
             try:
-                self.copy_data()
+                tree.copy_data(ROOT, self.digits)
                 self.build_reference()
                 self.run_checks()
                 self.measure_performance()
@@ -543,21 +537,3 @@ class Grading:
         finally:
             shutil.rmtree(self.work_dir, ignore_errors=True)
         return self
-
-    def copy_data(self):
-        src = os.path.join(ROOT, "data", "digits")
-        if os.path.isdir(src) and not os.path.isdir(self.digits):
-            tmp = self.digits + ".tmp"
-            shutil.rmtree(tmp, ignore_errors=True)
-            shutil.copytree(src, tmp)
-            os.replace(tmp, self.digits)
-
-
-class _Log:
-    """A file-like sink into the grading's log."""
-
-    def __init__(self, grading):
-        self.g = grading
-
-    def write(self, text):
-        self.g.write(text)

@@ -67,9 +67,7 @@ def tagged(tag):
 
 
 def kill_tagged(tag, session=None):
-    """SIGKILL to the run's session and to every process carrying its tag, until none is left.
-    Returns how many processes were left over."""
-    left = 0
+    """SIGKILL to the run's session and to every process carrying its tag, until none is left."""
     for _ in range(50):
         pids = tagged(tag)
         if session is not None:
@@ -79,14 +77,12 @@ def kill_tagged(tag, session=None):
                 pass
         if not pids:
             break
-        left = max(left, len(pids))
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
         time.sleep(0.05)
-    return left
 
 
 def _uptime_ticks():

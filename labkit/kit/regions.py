@@ -68,6 +68,16 @@ def outside(text, lab):
     return replace(text, lab, [""] * len(spans(text, lab)))
 
 
+def first_lines(text, lab):
+    """The 1-based line number of the first line of each region's body of `lab` in `text`."""
+    return [a + 1 for a, _ in spans(text, lab)]
+
+
+def same_bodies(a, b):
+    """Whether two lists of bodies are the same but for layout (normalized)."""
+    return [normalized(x) for x in a] == [normalized(y) for y in b]
+
+
 def normalized(body):
     """A body with blank lines dropped and each line's whitespace runs collapsed: two bodies
     that differ only in layout compare equal."""

@@ -9,6 +9,7 @@ import subprocess
 import time
 
 from . import machine
+from .grade import ROOT
 
 
 def _version(root):
@@ -49,6 +50,7 @@ def results(g, *, platform=None):
     m = g.m
     P = m["points"]
     tests = []
+    perf_score = 0.0
     if g.refused:
         tests.append(_entry("submission: is it lab %d's?" % g.lab, 0,
                             P["correctness"] + P["performance"], "refused: " + g.refused,
@@ -63,13 +65,13 @@ def results(g, *, platform=None):
             perf["note"] = (f"not scored on {platform}: the course grades performance on a quiet "
                             f"machine (lab.sh grade). Measured here: {perf['note']}")
             perf["score"] = 0.0
+        perf_score = perf.get("score", 0.0)
         if P["performance"]:
             what = m.get("performance", {}).get("what", "")
             table = performance_table(perf)
-            tests.append(_entry(f"performance: {what}", perf.get("score", 0.0),
-                                P["performance"],
+            tests.append(_entry(f"performance: {what}", perf_score, P["performance"],
                                 perf["note"] + ("\n\n" + table if table else ""),
-                                "passed" if perf.get("score") else "failed"))
+                                "passed" if perf_score else "failed"))
     if P["written"]:
         tests.append(_entry("written answers (graded by a person)", 0, P["written"],
                             f"graded by a person, from your answer sheet ({m['handout']})",
@@ -82,7 +84,7 @@ def results(g, *, platform=None):
         output = f"Refused: {g.refused}"
     else:
         output = (f"Lab {g.lab}: correctness {correctness:g} / {P['correctness']}, performance "
-                  f"{tests[len(g.checks)]['score']:g} / {P['performance']}" if P["performance"]
+                  f"{perf_score:g} / {P['performance']}" if P["performance"]
                   else f"Lab {g.lab}: correctness {correctness:g} / {P['correctness']}")
         if P["written"]:
             output += f", written answers {P['written']} points graded by a person"
@@ -102,8 +104,7 @@ def results(g, *, platform=None):
         "tests": tests,
         "extra_data": {
             "lab": g.lab, "title": m["title"], "submission": g.folder,
-            "reference": _version(os.path.dirname(os.path.dirname(os.path.dirname(
-                os.path.abspath(__file__))))),
+            "reference": _version(ROOT),
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "machine": {"cores": machine.cores(), "cpu": machine.cpu_model(),
                         "others_busy_cores_before": round(g.busy_before, 2)},

@@ -49,9 +49,9 @@ def started_for(root):
     return None
 
 
-def read_work(root, manifests, lab, ref_root):
-    """The bodies of lab's regions in the submission under root: ({file: [bodies]}, [notes of
-    what was ignored], {file: (submitted path, [first line of each body])}). Raises Refused for
+def read_work(root, manifests, lab, ref_root, starter):
+    """The bodies of lab's regions in the submission under root: ({file: [bodies]}, {file: [the
+    first line of each body there]}, [notes of what was ignored]). Raises Refused for
     a submission of another lab, or one without the lab's files or markers."""
     m = manifests[lab]
     origin = started_for(root)
@@ -72,8 +72,7 @@ def read_work(root, manifests, lab, ref_root):
             except (regions.RegionError, UnicodeDecodeError):
                 continue
             stubs = [tree.piece("stubs", n, f, k) for k in range(1, len(got) + 1)]
-            if got and [regions.normalized(b) for b in got] == [regions.normalized(s)
-                                                                for s in stubs]:
+            if got and regions.same_bodies(got, stubs):
                 raise Refused(f"{f} holds lab {n}'s untouched stub: this copy was started for "
                               f"lab {n}, not lab {lab}")
     work, where, ignored = {}, {}, []
@@ -85,7 +84,6 @@ def read_work(root, manifests, lab, ref_root):
         try:
             text = tree.read(path).replace("\r\n", "\n")  # as saved on Windows
             got = regions.bodies(text, lab)
-            spans = regions.spans(text, lab)
         except UnicodeDecodeError:
             raise Refused(f"{f} is not UTF-8 text")
         except regions.RegionError as e:
@@ -96,24 +94,23 @@ def read_work(root, manifests, lab, ref_root):
             raise Refused(f"{f} has {len(got)} LAB {lab} regions where the lab has {want}: put "
                           f"the LAB {lab} BEGIN/END lines back around your work")
         standins = [tree.piece("standins", lab, f, k) for k in range(1, want + 1)]
-        if [regions.normalized(b) for b in got] == [regions.normalized(s) for s in standins]:
+        if regions.same_bodies(got, standins):
             raise Refused(f"{f}'s LAB {lab} regions hold the stand-in that other labs' starters "
                           f"carry, no work of lab {lab}: this is not a lab {lab} copy")
-        starter = tree.variant(ref_root, manifests, lab)[f]
-        if regions.outside(text, lab) != regions.outside(starter, lab):
+        if regions.outside(text, lab) != regions.outside(starter[f], lab):
             ignored.append(f"{f}: changes outside the LAB {lab} regions (graded with the "
                            f"starter's lines there)")
         work[f] = got
-        where[f] = (path, [a + 1 for a, _ in spans])
+        where[f] = regions.first_lines(text, lab)
     return work, where, ignored
 
 
-def other_changes(root, manifests, lab, ref_root, limit=20):
-    """The files of a starter-shaped submission that differ from lab's starter, less the lab's
-    own files: all ignored by the grader."""
+def other_changes(root, manifests, lab, ref_root, starter, limit=20):
+    """The files of a starter-shaped submission that differ from lab's starter (`starter`:
+    tree.variant's texts of its region files), less the lab's own files: all ignored by the
+    grader."""
     if not os.path.isdir(os.path.join(root, "labkit")) and started_for(root) is None:
         return []  # not a copy of the project: only the lab's files were handed in
-    starter = tree.variant(ref_root, manifests, lab)
     want = set(tree.project_files(ref_root, for_students=True))
     have = set(tree.project_files(root))
     own = set(manifests[lab]["files"])
@@ -124,7 +121,10 @@ def other_changes(root, manifests, lab, ref_root, limit=20):
             continue
         theirs = os.path.join(root, f)
         if f in starter:
-            same = tree.read(theirs) == starter[f] if _is_text(theirs) else False
+            try:
+                same = tree.read(theirs) == starter[f]
+            except UnicodeDecodeError:
+                same = False
         else:
             with open(theirs, "rb") as a, open(os.path.join(ref_root, f), "rb") as b:
                 same = a.read() == b.read()
@@ -135,10 +135,3 @@ def other_changes(root, manifests, lab, ref_root, limit=20):
         changed = changed[:limit] + [f"and {len(changed) - limit} more"]
     return changed
 
-
-def _is_text(path):
-    try:
-        tree.read(path)
-        return True
-    except UnicodeDecodeError:
-        return False

@@ -88,6 +88,22 @@ def solution(ref_root, manifest):
     return {f: regions.bodies(read(os.path.join(ref_root, f)), n) for f in manifest["files"]}
 
 
+def reference(ref_root, manifests, lab):
+    """{file: text}: the reference of `lab`, its solution among every other lab's stand-ins."""
+    return variant(ref_root, manifests, lab, solution(ref_root, manifests[lab]))
+
+
+def copy_data(ref_root, dst):
+    """The timing data set data/digits of ref_root into dst (whole, or not at all), where
+    ref_root has it and dst has not."""
+    src = os.path.join(ref_root, "data", "digits")
+    if os.path.isdir(src) and not os.path.isdir(dst):
+        tmp = dst + ".tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(src, tmp)
+        os.replace(tmp, dst)
+
+
 def write(ref_root, dst, overrides, *, owner=None):
     """Makes dst's project files those of ref_root (less the instructor's), with `overrides`
     ({file: text}) in place of theirs. A file whose contents are already right is left alone,
