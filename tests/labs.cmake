@@ -37,8 +37,6 @@ if(Python3_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/labkit/tests/test_labkit.py)
   add_test(NAME "labkit: Gradescope, PrairieLearn and GitHub Classroom results"
     COMMAND ${_labkit} platforms)
   list(APPEND _labkit_tests "labkit: Gradescope, PrairieLearn and GitHub Classroom results")
-  # COST: they run one after another (one cache), about 7 minutes on 2 cores: start them
-  # first, beside the rest of the suite, not after it.
   set_tests_properties(${_labkit_tests} PROPERTIES LABELS labkit SKIP_RETURN_CODE 77
-    RESOURCE_LOCK lab-cache TIMEOUT 1800 COST 1000)
+    RESOURCE_LOCK lab-cache TIMEOUT 1800)
 endif()

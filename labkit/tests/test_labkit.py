@@ -326,10 +326,11 @@ def one_lab(n):
         expect(points(r, "correctness") == P["correctness"],
                f"lab {n}'s {name} submission: correctness {points(r, 'correctness')}")
         # Lab 1's program says which threads trained: the verdict does not rest on the clock.
-        # Elsewhere the clock decides, and on a busy machine its reason may be another one.
+        # Lab 4's clock decides, and on a busy machine its reason may be another one.
         busy = r["extra_data"]["performance"].get("others_busy", 0) > 0.5
-        reason = "no parallelism" if n == 1 else "no speedup"
-        expect(reason in perf["output"] or (n != 1 and busy),
+        # Lab 2's clock cannot tell serial C1 from parallel here: its manifest scores nothing.
+        reason = {1: "no parallelism", 2: "not scored"}.get(n, "no speedup")
+        expect(reason in perf["output"] or (n == 4 and busy),
                f"lab {n}'s {name} submission: the performance note does not say '{reason}': "
                f"{perf['output']}")
     # Hangs: a report within 5 minutes, the hung check failed, nothing left running.
