@@ -24,13 +24,6 @@ std::string cuda_version_text(int v) {
   return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
 }
 
-// One "Key = value" line in the layout of the summary block.
-std::string summary_line(const char* key, const std::string& value) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%-22s = ", key);
-  return buf + value;
-}
-
 // Whether this machine has an NVIDIA GPU at all, with a driver or without: the driver's first
 // device node, or a display or 3D controller (PCI class 0x03) of NVIDIA's (vendor 0x10de).
 bool nvidia_gpu_present() {
@@ -107,15 +100,14 @@ class CudaBackend final : public Backend {
     char memory[32];
     std::snprintf(memory, sizeof memory, "%.1f", prop_.totalGlobalMem / double(1 << 30));
     b.extra = {
-        summary_line("Compute capability",
-                     std::to_string(prop_.major) + "." + std::to_string(prop_.minor)),
-        summary_line("Multiprocessors", std::to_string(prop_.multiProcessorCount)),
-        summary_line("GPU memory (GiB)", memory),
-        summary_line("CUDA runtime", cuda_version_text(runtime_version_)),
-        summary_line("CUDA driver", cuda_version_text(driver_version_)),
-        summary_line("Launches per step",
-                     std::to_string(version_->launches_per_step(batch_hint_, timing_hint_)) +
-                         " at batch " + std::to_string(batch_hint_)),
+        {"Compute capability", std::to_string(prop_.major) + "." + std::to_string(prop_.minor)},
+        {"Multiprocessors", std::to_string(prop_.multiProcessorCount)},
+        {"GPU memory (GiB)", memory},
+        {"CUDA runtime", cuda_version_text(runtime_version_)},
+        {"CUDA driver", cuda_version_text(driver_version_)},
+        {"Launches per step",
+         std::to_string(version_->launches_per_step(batch_hint_, timing_hint_)) + " at batch " +
+             std::to_string(batch_hint_)},
     };
     return b;
   }

@@ -9,6 +9,7 @@
 #include "../common/error.hpp"
 #include "../common/gradient.hpp"
 #include "../common/report.hpp"
+#include "../common/share.hpp"
 #include "mpi_comm.hpp"
 #include "smpi_hooks.hpp"
 
@@ -29,12 +30,6 @@ std::string library_version() {
   MPI_Get_library_version(text, &length);
   const std::string s(text, length);
   return s.substr(0, s.find_first_of(",\n"));
-}
-
-void add_line(BackendInfo& b, const char* key, const std::string& value) {
-  char line[160];
-  std::snprintf(line, sizeof line, "%-22s = %s", key, value.c_str());
-  b.extra.push_back(line);
 }
 
 // Whether every rank holds the same `values`: one MPI_Allreduce (MAX) of the values and their
@@ -83,24 +78,23 @@ BackendInfo MpiBackend::info() const {
   b.threads = threads_;
   b.ranks = ranks_;
   b.hosts = hosts_;
-  add_line(b, "MPI library", library_version());
-  add_line(b, "Message per step",
-           mode_ == Mode::kExact
-               ? "MPI_Allgatherv of the chunk sums, " + std::to_string(sizeof(ChunkSum)) +
-                     " B per 16 samples"
-               : "MPI_Allreduce of " + std::to_string(grad_.size() * sizeof(float)) + " B");
+  b.extra.emplace_back("MPI library", library_version());
+  b.extra.emplace_back(
+      "Message per step",
+      mode_ == Mode::kExact
+          ? "MPI_Allgatherv of the chunk sums, " + std::to_string(sizeof(ChunkSum)) +
+                " B per 16 samples"
+          : "MPI_Allreduce of " + std::to_string(grad_.size() * sizeof(float)) + " B");
   if (steps_ > 0 && slowest_compute_ > 0) {  // measured, and reduced by get_params()
     const double compute = slowest_compute_ / steps_, comm = slowest_.comm / steps_;
-    add_line(b, "Compute per step (ms)", format("%.4f (slowest rank)", 1e3 * compute));
-    add_line(b, "Comm per step (ms)", format("%.4f (slowest rank)", 1e3 * comm));
-    add_line(b, "Comm / compute", format("%.3f", comm / compute));
-    add_line(b, "Samples computed",
-             std::to_string(samples_total_) + " on " + std::to_string(ranks_) + " ranks (" +
-                 std::to_string(samples_fewest_) + " to " + std::to_string(samples_most_) +
-                 " a rank)");
-    add_line(b, "Ranks agree",
-             ranks_agree_ ? "yes (the same parameter CRC-32 on every rank)"
-                          : "NO: the ranks' parameters differ");
+    b.extra.emplace_back("Compute per step (ms)", format("%.4f (slowest rank)", 1e3 * compute));
+    b.extra.emplace_back("Comm per step (ms)", format("%.4f (slowest rank)", 1e3 * comm));
+    b.extra.emplace_back("Comm / compute", format("%.3f", comm / compute));
+    b.extra.emplace_back("Samples computed", shared_out(samples_total_, ranks_, "rank",
+                                                        samples_fewest_, samples_most_));
+    b.extra.emplace_back("Ranks agree", ranks_agree_
+                                            ? "yes (the same parameter CRC-32 on every rank)"
+                                            : "NO: the ranks' parameters differ");
   }
   return b;
 }

@@ -6,10 +6,36 @@
 
 #include <omp.h>
 
+#include <algorithm>
+
 #include "../common/ref/layers.hpp"
 #include "../common/share.hpp"
 
 namespace lenet {
+
+LayerKernels::Tally& LayerKernels::my_tally() {
+  return tally_[std::min(omp_get_thread_num(), threads_ - 1)];
+}
+
+void LayerKernels::c1_rows(const float* params, int begin, int end) {
+  ref::c1_forward(params, act_.x, act_.z1, act_.a1, begin, end);
+  my_tally().rows += end - begin;
+}
+
+void LayerKernels::c1_maps(float* grad, int begin, int end) {
+  ref::c1_backward(act_.x, d1_, grad, begin, end);
+  my_tally().maps += end - begin;
+}
+
+std::string LayerKernels::shared(long long Tally::*count) const {
+  long long total = 0, fewest = tally_[0].*count, most = 0;
+  for (const Tally& t : tally_) {
+    total += t.*count;
+    fewest = std::min(fewest, t.*count);
+    most = std::max(most, t.*count);
+  }
+  return shared_out(total, threads_, "thread", fewest, most);
+}
 
 // 784 divisions: less work than waking the team, so one thread does it.
 void LayerKernels::load_input(const uint8_t* pixels) {
@@ -35,7 +61,7 @@ void LayerKernels::c1_forward(const float* params) {
 #pragma omp parallel num_threads(threads_)
   {
     const Range rows = my_part(ref::kC1Rows);
-    ref::c1_forward(params, act_.x, act_.z1, act_.a1, rows.begin, rows.end);
+    c1_rows(params, rows.begin, rows.end);
   }
 }
 
@@ -88,7 +114,7 @@ void LayerKernels::c1_backward(const float* /*params*/, float* grad) {
 #pragma omp parallel num_threads(threads_)
   {
     const Range maps = my_part(kC1Maps);
-    ref::c1_backward(act_.x, d1_, grad, maps.begin, maps.end);
+    c1_maps(grad, maps.begin, maps.end);
   }
 }
 // LAB 2 END

@@ -3,7 +3,12 @@
 // gradient element is computed by the same machine code as in ref, only on another thread, so
 // the results are ref's bits. Where a layer sums over the outputs that are shared out (the S1
 // weight gradient), one thread computes the whole sum while the others compute the deltas.
+// C1's rows and maps go through c1_rows and c1_maps, which count them per thread: the summary's
+// "C1 rows computed" shows whether every thread had a part (a clock on 2 busy cores cannot).
 #pragma once
+
+#include <string>
+#include <vector>
 
 #include "../common/tier.hpp"
 
@@ -11,7 +16,7 @@ namespace lenet {
 
 class LayerKernels final : public SampleKernels {
  public:
-  explicit LayerKernels(int threads) : threads_(threads) {}
+  explicit LayerKernels(int threads) : threads_(threads), tally_(threads) {}
   const char* tier() const override { return "ref"; }  // ref's arithmetic, ref's bits
   void load_input(const uint8_t* pixels) override;
   void c1_forward(const float* params) override;
@@ -23,8 +28,26 @@ class LayerKernels final : public SampleKernels {
   void c1_backward(const float* params, float* grad) override;
   void activations(Activations& out) const override { out = act_; }
 
+  // "N on T threads (fewest to most a thread)": C1's forward rows and backward maps so far.
+  std::string c1_rows_shared() const { return shared(&Tally::rows); }
+  std::string c1_maps_shared() const { return shared(&Tally::maps); }
+
  private:
+  // ref::c1_forward of the rows [begin, end) and ref::c1_backward of the maps [begin, end), on
+  // the calling thread, counted in its tally.
+  void c1_rows(const float* params, int begin, int end);
+  void c1_maps(float* grad, int begin, int end);
+
+  // One per thread of the team, each on its own cache line. A thread numbered beyond the team
+  // (a region wider than threads_) counts as its last.
+  struct alignas(64) Tally {
+    long long rows = 0, maps = 0;
+  };
+  Tally& my_tally();
+  std::string shared(long long Tally::*count) const;
+
   int threads_;  // the team size of every parallel region
+  std::vector<Tally> tally_;
   Activations act_;
   int label_ = 0;
   float d2_[kS1Size];  // dloss/dz2, from f_backward

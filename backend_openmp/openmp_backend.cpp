@@ -3,12 +3,11 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 
 #include "../common/error.hpp"
 #include "../common/gradient.hpp"
-#include "layer_kernels.hpp"
+#include "../common/share.hpp"
 
 namespace lenet {
 
@@ -37,27 +36,26 @@ BackendInfo OpenMPBackend::info() const {
   b.strategy = strategy_name(strategy_);
   b.threads = threads_;
   b.threads_worked = most_working_;
-  // The batch strategy's samples per thread of the largest team: every thread should have
-  // trained some (the lab kit checks it: a batch trained on one thread shows here).
+  // How the work was shared among the threads (the lab kit checks it: a thread with nothing
+  // to do shows as "0 to"): the batch strategy's samples per thread of its largest team; the
+  // layer strategy's C1 rows and maps per thread (labs 1 and 2).
   if (strategy_ == Strategy::kBatch && most_working_ > 0) {
-    long long total = 0, low = workers_[0].samples, high = 0;
+    long long total = 0, fewest = workers_[0].samples, most = 0;
     for (int t = 0; t < most_working_; ++t) {
       total += workers_[t].samples;
-      low = std::min(low, workers_[t].samples);
-      high = std::max(high, workers_[t].samples);
+      fewest = std::min(fewest, workers_[t].samples);
+      most = std::max(most, workers_[t].samples);
     }
-    char line[160];
-    std::snprintf(line, sizeof line, "%-22s = %lld on %d threads (%lld to %lld a thread)",
-                  "Samples computed", total, most_working_, low, high);
-    b.extra.push_back(line);
+    b.extra.emplace_back("Samples computed",
+                         shared_out(total, most_working_, "thread", fewest, most));
+  }
+  if (strategy_ == Strategy::kLayer) {
+    b.extra.emplace_back("C1 rows computed", layer_kernels_->c1_rows_shared());
+    b.extra.emplace_back("C1 maps computed", layer_kernels_->c1_maps_shared());
   }
   // Thread placement and the wait policy change the timings, so the summary shows them.
   for (const char* name : {"OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"}) {
-    if (const char* value = std::getenv(name)) {
-      char line[128];
-      std::snprintf(line, sizeof line, "%-22s = %s", name, value);
-      b.extra.push_back(line);
-    }
+    if (const char* value = std::getenv(name)) b.extra.emplace_back(name, value);
   }
   return b;
 }

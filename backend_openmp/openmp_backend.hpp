@@ -16,6 +16,7 @@
 #include "../common/threads/chunks.hpp"
 #include "../common/threads/workers.hpp"
 #include "../common/tier.hpp"
+#include "layer_kernels.hpp"
 
 namespace lenet {
 
@@ -57,8 +58,8 @@ class OpenMPBackend final : public Backend {
   int threads_;
   int most_working_ = 0;         // the largest team a batch had (threads_ unless chunks were fewer)
   std::vector<Worker> workers_;  // one per thread; evaluate() uses them too
-  std::unique_ptr<SampleKernels> layer_kernels_;  // the layer strategy's parallel kernels
-  std::vector<ChunkSum> chunks_;                  // grown to the largest batch's chunk count
+  std::unique_ptr<LayerKernels> layer_kernels_;  // the layer strategy's parallel kernels
+  std::vector<ChunkSum> chunks_;                 // grown to the largest batch's chunk count
   ParamVector params_{}, batch_grad_{};
   const Dataset* train_ = nullptr;
   const Dataset* test_ = nullptr;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dataset.hpp"
@@ -27,7 +28,8 @@ struct BackendInfo {
   int ranks = 1;               // processes
   int hosts = 1;               // distinct host names the processes ran on
   std::string device = "cpu";
-  std::vector<std::string> extra;  // more "Key = value" lines for the summary (MPI, CUDA, ...)
+  // More "Key = value" lines for the summary block (MPI, CUDA, ...), formatted by report.cpp.
+  std::vector<std::pair<std::string, std::string>> extra;
 };
 
 class Backend {

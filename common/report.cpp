@@ -112,8 +112,8 @@ std::string summary_block(const RunResult& r) {
                       : std::to_string(b.threads));
   line("Ranks", std::to_string(b.ranks));
   line("Device", b.device);
-  for (const std::string& kv : b.extra)
-    out << " " << kv << "\n";
+  for (const auto& [key, value] : b.extra)
+    line(key.c_str(), value);
   line("Data", r.opts.data_dir);
   line("Train images", std::to_string(r.train_images));
   line("Test images", std::to_string(r.test_images));

@@ -45,9 +45,7 @@ class DlibPeer : public lenet::peers::Peer {
     i.name = "dlib";
     i.kernels = "dlib-19.24-openblas";
     i.threads = threads_;
-    std::string library = "Library                = dlib 19.24, ";
-    library += openblas_get_config();
-    i.extra.push_back(library);
+    i.extra.emplace_back("Library", std::string("dlib 19.24, ") + openblas_get_config());
     return i;
   }
 

@@ -44,7 +44,7 @@ class TinyDnnPeer : public lenet::peers::Peer {
 #else
     i.kernels = "tiny-dnn-1.0.0a3";
 #endif
-    i.extra.push_back("Library                = tiny-dnn 1.0.0a3, single-threaded build");
+    i.extra.emplace_back("Library", "tiny-dnn 1.0.0a3, single-threaded build");
     return i;
   }
 

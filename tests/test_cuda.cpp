@@ -139,8 +139,8 @@ TEST_CASE("cuda: the summary names the device and the kernel version", "[cuda]")
     CHECK(info.kernels == v);
     CHECK(info.device.rfind("GPU 0: ", 0) == 0);
     std::string extra;
-    for (const std::string& line : info.extra)
-      extra += line + "\n";
+    for (const auto& [key, value] : info.extra)
+      extra += key + " = " + value + "\n";
     for (const char* key : {"Compute capability", "CUDA runtime", "CUDA driver"}) {
       CHECK(extra.find(key) != std::string::npos);
     }

@@ -259,9 +259,7 @@ class Grading:
         check.failed(f"expected Verification = SUCCESSFUL against {spec['against']}, got "
                      f"{line or 'exit %d: %s' % (r.rc, r.last_line()[:200])}")
 
-    THREAD_SAMPLES = re.compile(r"Samples computed\s*=\s*(\d+) on (\d+) threads \((\d+) to "
-                                r"(\d+) a thread\)")
-    SAMPLES = re.compile(r"Samples computed\s*=\s*(\d+) on (\d+) ranks \((\d+) to (\d+) a rank\)")
+    SAMPLES = re.compile(r"Samples computed\s*=\s*(\d+) on (\d+) ranks? \((\d+) to (\d+) a rank\)")
 
     def check_slices(self, check):
         spec = check.spec
@@ -405,6 +403,33 @@ class Grading:
         r, row = self.run_csv(cmd, untrusted=untrusted, timeout=timeout)
         return (self.metric(row) if row else None), r
 
+    @staticmethod
+    def shared(output, key):
+        """(total, threads, fewest, most) from the summary's 'KEY = N on T threads (A to B a
+        thread)' line, or None without one."""
+        m = re.search(re.escape(key) + r"\s*=\s*(\d+) on (\d+) threads? \((\d+) to (\d+) a "
+                      r"thread\)", output)
+        return tuple(int(x) for x in m.groups()) if m else None
+
+    def no_sharing(self, key, output, reference_output):
+        """Why the summary's KEY line shows no sharing among the threads, or None when every
+        thread had a part of the same total as the reference's."""
+        got = self.shared(output, key)
+        if got is None:
+            return f"the run's summary has no '{key}' line"
+        total, threads, fewest, _ = got
+        want = self.shared(reference_output or "", key)
+        if total == 0:
+            return (f"{key} = 0: the work did not go through the helpers the handout names, so "
+                    f"nothing shows how the threads shared it")
+        if want and total != want[0]:
+            return (f"{key} = {total} where the reference computes {want[0]}: some of the work "
+                    f"was done twice, or not through the handout's helpers")
+        if fewest == 0:
+            return (f"one of the {threads} threads computed nothing ({key} = {total} on "
+                    f"{threads} threads, {fewest} to {got[3]} a thread)")
+        return None
+
     def measure_performance(self):
         perf, P = self.m.get("performance"), self.m["points"]["performance"]
         state = self.performance
@@ -441,7 +466,7 @@ class Grading:
             del runs["reference"]
         env_before = dict(self.env)
         self.env.update(OMP_PLACES="cores", OMP_PROC_BIND="close")
-        before, own_cpu, parallel_output = machine.ticks(), 0.0, ""
+        before, own_cpu, outputs = machine.ticks(), 0.0, {}
         try:
             for _ in range(self.reps):
                 for key in runs:  # interleaved: each round runs every command once
@@ -455,8 +480,7 @@ class Grading:
                                          f"{r.last_line()[:160]})")
                         return
                     runs[key].append(value)
-                    if key == "parallel":
-                        parallel_output = r.output
+                    outputs[key] = r.output
         finally:
             self.env = env_before
         others = machine.busy_cores(before, machine.ticks(), own_cpu)
@@ -468,11 +492,11 @@ class Grading:
                      others_busy=others, what=perf["what"], unit=perf["unit"])
         # Where the program says how its threads shared the work, a thread that did none is
         # no parallelism, whatever the clock says.
-        m = self.THREAD_SAMPLES.search(parallel_output)
-        if perf.get("threads_evidence") and m and int(m.group(3)) == 0:
-            state["note"] = (f"no parallelism: one of the {m.group(2)} threads trained no sample "
-                             f"({m.group(0).strip()}), so no performance points")
-            return
+        for key in perf.get("threads_evidence", []):
+            why = self.no_sharing(key, outputs["parallel"], outputs.get("reference"))
+            if why:
+                state["note"] = f"no parallelism: {why}, so no performance points"
+                return
         busy_while_timing = others > machine.cores() - cores_needed + 0.3
         busy_note = ""
         if busy_while_timing:
@@ -482,21 +506,19 @@ class Grading:
             state["note"] = (f"your speedup {own:.2f}x ({perf['speedup_of']}); a self-check: "
                              f"the course grades performance with the reference.{busy_note}")
             return
-        if perf.get("unscored"):  # measured, shown, and worth nothing (the manifest says why)
-            state["note"] = (f"not scored: {perf['unscored']} Measured: your speedup {own:.2f}x "
-                             f"({perf['speedup_of']}).{busy_note}")
-            return
         fraction = best["reference"] / best["parallel"]
         # The reference's speedup over the same one-thread run: whether one was possible here.
         possible = best["one"] / best["reference"]
         state.update(fraction=fraction, reference_speedup=possible)
+        # The floor tells serial code from parallel by the clock; 0 where the threads' counts
+        # tell it instead (lab 2: the layer strategy's C1 gains less than the clock's noise).
         threshold = self.limits["min_speedup"]
-        if possible <= threshold:  # the clock cannot tell a speedup here now
+        if threshold and possible <= threshold:  # the clock cannot tell a speedup here now
             state["note"] = (f"not measured: no speedup was possible on this machine now (the "
                              f"reference's: {possible:.2f}x, yours {own:.2f}x): grade again on a "
                              f"quiet machine.{busy_note}")
             return
-        if own <= threshold:
+        if threshold and own <= threshold:
             state["note"] = (f"no speedup: yours {own:.2f}x ({perf['speedup_of']}) where the "
                              f"reference's is {possible:.2f}x; {threshold}x or less earns no "
                              f"performance points.{busy_note}")

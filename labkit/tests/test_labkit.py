@@ -8,7 +8,8 @@ labkit/tests/submissions/labN/NAME/FILE.K (the K-th region of FILE).
   test_labkit.py lab N        the solution passes; a starter with tampered tests earns the
                               build's points only; a correct submission written otherwise gets
                               full correctness; one without parallelism (or vectors) earns no
-                              performance points even with --force-timing; lab 1's hang and
+                              performance points even with --force-timing, nor does lab 2's
+                              C1 computed whole on every thread; lab 1's hang and
                               lab 3's deadlock are reported within 5 minutes, leaving no
                               process; lab 3's whole batch on every rank loses points
   test_labkit.py platforms    the Gradescope bundle's run_autograder, PrairieLearn's results and
@@ -325,14 +326,22 @@ def one_lab(n):
     else:
         expect(points(r, "correctness") == P["correctness"],
                f"lab {n}'s {name} submission: correctness {points(r, 'correctness')}")
-        # Lab 1's program says which threads trained: the verdict does not rest on the clock.
-        # Lab 4's clock decides, and on a busy machine its reason may be another one.
+        # Labs 1 and 2: the program says which threads trained (computed C1), so the verdict does
+        # not rest on the clock. Lab 4's clock decides, and on a busy machine its reason may be
+        # another one.
         busy = r["extra_data"]["performance"].get("others_busy", 0) > 0.5
-        # Lab 2's clock cannot tell serial C1 from parallel here: its manifest scores nothing.
-        reason = {1: "no parallelism", 2: "not scored"}.get(n, "no speedup")
+        reason = {1: "no parallelism", 2: "no parallelism"}.get(n, "no speedup")
         expect(reason in perf["output"] or (n == 4 and busy),
                f"lab {n}'s {name} submission: the performance note does not say '{reason}': "
                f"{perf['output']}")
+    # Lab 2: every thread computing all of C1 (busy threads, correct bits, nothing shared).
+    if n == 2:
+        rc, r, _ = grade(2, submission(2, "twice"), "--force-timing", "--reps", "1")
+        perf = test(r, "performance")
+        expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
+               "done twice" in perf["output"],
+               f"lab 2's C1 computed twice: correctness {points(r, 'correctness')}, "
+               f"performance {perf['score']}: {perf['output'][:300]}")
     # Hangs: a report within 5 minutes, the hung check failed, nothing left running.
     if n in (1, 3):
         name = {1: "hang", 3: "deadlock"}[n]

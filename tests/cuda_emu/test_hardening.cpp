@@ -79,8 +79,8 @@ TEST_CASE("hardening: the summary counts fused's launches at B = 1 with and with
     o.batch = 1;
     o.timing = timing;
     std::string extra;
-    for (const std::string& line : make_cuda_backend(o)->info().extra)
-      extra += line + "\n";
+    for (const auto& [key, value] : make_cuda_backend(o)->info().extra)
+      extra += key + " = " + value + "\n";
     INFO(extra);
     CHECK(extra.find(timing ? "= 2 at batch 1" : "= 1 at batch 1") != std::string::npos);
   }
