@@ -15,7 +15,7 @@
 // S to 2 S on a fast link and on a 10 Mbit/s one. The last round's calls are timed one by one on
 // rank 0. The median is what the protocol costs; the mean adds the rare calls that waited for a
 // rank the operating system had descheduled, which is what training pays on a busy machine.
-// Ends with "key = value" lines for run_scripts/bandwidth_sweep.sh (allreduce_us is the mean).
+// Ends with "key = value" lines for experiments/bandwidth_sweep.sh (allreduce_us is the mean).
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>

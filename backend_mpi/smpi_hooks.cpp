@@ -14,7 +14,7 @@ double sample_seconds = 0;
 void add_smpi_options(CLI::App& app) {
   app.add_option("--sim-sample-seconds", sample_seconds,
                  "SMPI build: simulated seconds of compute per training sample (measured on a "
-                 "real machine: run_scripts/scale_sim.sh)")
+                 "real machine: experiments/scale_sim.sh)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
 }

@@ -1,5 +1,5 @@
 # lenet-mpi-smpi: lenet-mpi built against SimGrid's SMPI, to run under smpirun on a simulated
-# cluster (docs/scaling.md, run_scripts/scale_sim.sh). The same sources as lenet-mpi and the
+# cluster (docs/scaling.md, experiments/scale_sim.sh). The same sources as lenet-mpi and the
 # shared code, compiled a second time with SMPI's mpi.h and LENET_SMPI defined (the simulated
 # clock in common/timer.hpp, the compute hooks in backend_mpi/smpi_hooks.cpp), with the same
 # compiler, standard and flags, so the per-sample arithmetic is the same machine code. smpirun

@@ -134,7 +134,7 @@ for B in "${batch_list[@]}"; do
   fi
   if [[ -n $torch_python ]]; then
     for n in 1 "$cores"; do
-      point "pytorch, $n threads" "$torch_python" "$root/run_scripts/torch_baseline.py" \
+      point "pytorch, $n threads" "$torch_python" "$root/peers/torch_baseline.py" \
         "${common[@]}" "${verify[@]}" --threads "$n"
       [[ $cores -eq 1 ]] && break
     done
@@ -151,7 +151,7 @@ for B in "${batch_list[@]}"; do
   fi
 done
 
-"$python" "$root/run_scripts/compare_report.py" --runs "$runs" --timing "$timing" --out "$out" \
+"$python" "$root/reports/compare.py" --runs "$runs" --timing "$timing" --out "$out" \
   --title "$(basename "$data"), $epochs epoch(s), $(hostname -s), $cores cores" || failed=1
 say "wrote $out/summary.md, runs.csv and plots; $(load_note)"
 [[ $failed -eq 0 ]] || { echo "compare.sh: some runs FAILED verification or did not run (see $out/summary.md, $log)" >&2; exit 1; }

@@ -1,5 +1,5 @@
 # run_scripts/lib.sh: what the run scripts share. Sourced, not run:
-#   PROG="omp_sweep.sh"; source "$SCRIPT_DIR/lib.sh"
+#   PROG="omp_sweep.sh"; source "$SCRIPT_DIR/../run_scripts/lib.sh"
 # Errors go to stderr as one line "PROG: error: ..." with exit code 2, like the executables'.
 
 die() {

@@ -8,7 +8,7 @@
 #                             [-- EXTRA_CMAKE_ARGS...]
 #   --for SET        which packages: main (the programs and the digits: main.sh), test (all
 #                    that the tests use, Slurm and the peers included: test.sh, the default),
-#                    slurm (the programs and Slurm, for run_scripts/slurm/ on this machine)
+#                    slurm (the programs and Slurm, for experiments/slurm/ on this machine)
 #   --list           print SET's packages, a line per group with its reason, and exit
 #   --build-dir DIR  where to build (default: build/, or build-COMPILER/ with --cxx)
 #   --cxx COMPILER   the C++ compiler, e.g. clang++ (default: CMake's choice, g++ on Debian)

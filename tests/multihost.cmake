@@ -1,9 +1,9 @@
 # lenet-mpi across several "hosts" on this one machine: Linux network namespaces joined by a
-# bridge, launched through Open MPI's rsh launcher (run_scripts/multihost.sh, docs/multihost.md).
+# bridge, launched through Open MPI's rsh launcher (experiments/multihost.sh, docs/multihost.md).
 # Each test checks bit-identity with lenet-serial (--exact) and that nothing is left afterwards.
 # They need root and network namespaces; elsewhere multihost.sh exits 77: SKIPPED.
 set(_multihost bash ${CMAKE_CURRENT_SOURCE_DIR}/multihost_test.sh
-  ${CMAKE_CURRENT_SOURCE_DIR}/../run_scripts/multihost.sh
+  ${CMAKE_CURRENT_SOURCE_DIR}/../experiments/multihost.sh
   --mpi $<TARGET_FILE:lenet-mpi> --serial $<TARGET_FILE:lenet-serial>)
 # The 128 real images of the test vectors: a few seconds per run.
 set(_multihost_run -- --data ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data --batch 16 --epochs 2)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs run_scripts/multihost.sh (lenet-mpi across network-namespace "hosts", checked against
+# Runs experiments/multihost.sh (lenet-mpi across network-namespace "hosts", checked against
 # lenet-serial), then checks that the run left nothing behind: none of its namespaces, hosts
 # files or work folder, and the machine's own interfaces and qdiscs as they were.
 # Usage: multihost_test.sh MULTIHOST_SH [multihost.sh arguments...]

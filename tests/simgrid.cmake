@@ -17,7 +17,7 @@ find_package(Python3 COMPONENTS Interpreter QUIET)
 if(Python3_Interpreter_FOUND)
   add_test(NAME "simgrid: token bucket model (token_bucket.py doctests)"
     COMMAND ${Python3_EXECUTABLE} -m doctest -v
-            ${PROJECT_SOURCE_DIR}/run_scripts/simgrid/token_bucket.py)
+            ${PROJECT_SOURCE_DIR}/experiments/simgrid/token_bucket.py)
   set_tests_properties("simgrid: token bucket model (token_bucket.py doctests)"
     PROPERTIES LABELS "simgrid" TIMEOUT 30)
 endif()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Slurm batch scripts of run_scripts/slurm/, submitted for real: a single-node Slurm cluster
+# The Slurm batch scripts of experiments/slurm/, submitted for real: a single-node Slurm cluster
 # on this machine (munged, slurmctld and slurmd with a private state folder, key and ports),
 # lenet-parallel installed with `cmake --install`, every script submitted with sbatch, and every
 # run checked: the job COMPLETED, its per-job folder holds the CSV and the summary, the trained
@@ -14,7 +14,7 @@ set -uo pipefail
 
 build=$(realpath "$1")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-scripts=$(cd "$here/../run_scripts/slurm" && pwd)
+scripts=$(cd "$here/../experiments/slurm" && pwd)
 # The 128 real images of the test vectors: each run takes about a second.
 run_args=(--data "$here/vectors/data" --batch 16 --epochs 2)
 
@@ -364,6 +364,6 @@ if ((failures)); then
   echo "$failures failed"
   exit 1
 fi
-echo "OK: ${#jobs_submitted[@]} Slurm jobs from run_scripts/slurm/ as expected (bit-identical to" \
+echo "OK: ${#jobs_submitted[@]} Slurm jobs from experiments/slurm/ as expected (bit-identical to" \
   "lenet-serial, or the sweep's failed point recorded), pinning shown; nothing of the test" \
   "cluster is left"

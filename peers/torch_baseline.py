@@ -8,7 +8,7 @@ It prints the same summary block as the C++ executables and appends the same CSV
 so tables put it beside them. Initialisation and shuffling come from the vector generator
 (tests/vectors/generate.py), itself written from the spec.
 
-  /usr/bin/python3 run_scripts/torch_baseline.py --data data/fashion --batch 32 --threads 1
+  /usr/bin/python3 peers/torch_baseline.py --data data/fashion --batch 32 --threads 1
 """
 import argparse
 import datetime

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns compare.sh's CSV files into summary.md and PNG plots (matplotlib, also on Colab).
 
-  compare_report.py --runs runs.csv [--timing timing.csv] --out DIR [--title TEXT]
+  reports/compare.py --runs runs.csv [--timing timing.csv] --out DIR [--title TEXT]
 
 runs.csv holds the timed repeats (the rows the executables append with --csv); the report takes
 the median time per configuration and compares it with the serial run of the same batch and
@@ -18,7 +18,7 @@ from collections import defaultdict
 try:
     import matplotlib
 except ImportError:
-    sys.exit(f"compare_report.py: error: {sys.executable} cannot import matplotlib"
+    sys.exit(f"reports/compare.py: error: {sys.executable} cannot import matplotlib"
              " (apt-get install python3-matplotlib, or run it with a python3 that can)")
 
 matplotlib.use("Agg")
@@ -229,7 +229,7 @@ def main():
     a = ap.parse_args()
     rows = read_rows(a.runs)
     if not rows:
-        sys.exit(f"compare_report.py: error: --runs: no rows in {a.runs}")
+        sys.exit(f"reports/compare.py: error: --runs: no rows in {a.runs}")
     summary = summarise(rows)
     md = table(summary, a.title)
     plots = []

@@ -1,5 +1,5 @@
 #!/bin/sh
-# multihost_agent.sh: the "rsh agent" that run_scripts/multihost.sh gives Open MPI's mpirun
+# multihost_agent.sh: the "rsh agent" that experiments/multihost.sh gives Open MPI's mpirun
 # (--mca plm_rsh_agent), in place of ssh. mpirun calls it as it would call ssh:
 #
 #     multihost_agent.sh HOST WORD...
@@ -14,7 +14,7 @@ set -eu
 
 prog=multihost_agent.sh
 if [ $# -lt 2 ]; then
-  echo "$prog: usage: $prog HOST COMMAND... (called by mpirun, see run_scripts/multihost.sh)" >&2
+  echo "$prog: usage: $prog HOST COMMAND... (called by mpirun, see experiments/multihost.sh)" >&2
   exit 255
 fi
 host=$1

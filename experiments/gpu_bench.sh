@@ -4,7 +4,7 @@
 # parameters, and the same network in PyTorch on the same GPU (where torch sees CUDA); medians
 # of --repeats runs, in a CSV and a Markdown table.
 #
-#   run_scripts/gpu_bench.sh [--data DIR] [--batches 1,128] [--repeats 3] [--device N] [--out DIR]
+#   experiments/gpu_bench.sh [--data DIR] [--batches 1,128] [--repeats 3] [--device N] [--out DIR]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PROG="gpu_bench.sh"
@@ -91,7 +91,7 @@ for B in "${batch_list[@]}"; do
     point "cuda $v" "$cuda" "${common[@]}" --device "$device" --kernels "$v"
   done
   if [[ -n $torch_python ]]; then
-    point "pytorch cuda" "$torch_python" "$root/run_scripts/torch_baseline.py" "${common[@]}" \
+    point "pytorch cuda" "$torch_python" "$root/peers/torch_baseline.py" "${common[@]}" \
       --device cuda
   else
     echo "  pytorch cuda: skipped (no python3 with torch that sees CUDA)"
@@ -101,7 +101,7 @@ done
 # The report exits 1 when a run failed verification, after writing summary.md; any other
 # failure leaves no summary behind, and then this says so.
 rm -f "$out/summary.md"
-"$python" "$root/run_scripts/compare_report.py" --runs "$runs" --out "$out" \
+"$python" "$root/reports/compare.py" --runs "$runs" --out "$out" \
   --title "$(basename "$data"), GPU $device" >>"$log" 2>&1 || failed=1
 if [[ -s $out/summary.md ]]; then
   say "wrote $out/summary.md and runs.csv"

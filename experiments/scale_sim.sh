@@ -3,17 +3,17 @@
 # sources built against SimGrid's SMPI: cmake/smpi.cmake) on simulated clusters of up to 1024
 # ranks. Each rank's compute is charged from the time per sample that lenet-serial measures on
 # this machine; the communication is simulated. Writes sim.csv, report.md and PNG plots
-# (run_scripts/simgrid/report.py). docs/scaling.md explains the study. See --help.
+# (reports/scaling.py). docs/scaling.md explains the study. See --help.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "${SCRIPT_DIR}/.." && pwd)"
 PROG="scale_sim.sh"
-source "${SCRIPT_DIR}/lib.sh"
+source "${SCRIPT_DIR}/../run_scripts/lib.sh"
 
 usage() {
   cat <<EOF
-Usage: bash run_scripts/scale_sim.sh [options]
+Usage: bash experiments/scale_sim.sh [options]
 
 Predicted seconds per epoch, speedup and efficiency of lenet-mpi (allreduce mode) for P = 1, 2,
 4, ... ranks on each simulated platform, with each allreduce algorithm, in three series:
@@ -22,7 +22,7 @@ Predicted seconds per epoch, speedup and efficiency of lenet-mpi (allreduce mode
   weak        B = 32 x P (32 samples per rank)
 Each point simulates --steps steps and scales the time per step to an epoch of --epoch-images.
 
-  --platforms LIST    platform files in run_scripts/simgrid/, without .xml
+  --platforms LIST    platform files in experiments/simgrid/, without .xml
                       (default: fattree-100g,ethernet-10g)
   --algorithms LIST   SMPI allreduce algorithms (smpi/allreduce; default: rdb,rab_rdb,redbcast)
   --max-ranks P       largest P, a power of 2 (default: 1024)
@@ -33,7 +33,7 @@ Each point simulates --steps steps and scales the time per step to an epoch of -
   --validate          instead: the simulator against measured runs (this machine at 2 ranks,
                       and docs/multihost.md's namespace hosts); writes validation.md
   --sweep DIR         with --validate: the namespace hosts of this bandwidth_sweep.sh output
-                      directory (default: the recorded run_scripts/simgrid/namespace_sweep.csv)
+                      directory (default: the recorded experiments/simgrid/namespace_sweep.csv)
   --build-dir DIR     where lenet-mpi-smpi was built (default: build)
   --out DIR           output directory (default: results/scale-sim-DATE)
 EOF
@@ -72,7 +72,7 @@ done
 IFS=, read -ra platform_list <<<"$platforms"
 IFS=, read -ra algorithm_list <<<"$algorithms"
 for p in "${platform_list[@]}"; do
-  [[ -f ${SCRIPT_DIR}/simgrid/$p.xml ]] || die "--platforms: no run_scripts/simgrid/$p.xml"
+  [[ -f ${SCRIPT_DIR}/simgrid/$p.xml ]] || die "--platforms: no experiments/simgrid/$p.xml"
 done
 
 smpi_exe="${build_dir}/backend_mpi/lenet-mpi-smpi"
@@ -196,5 +196,5 @@ for plat in "${platform_list[@]}"; do
   done
 done
 rm -f "$out/run.csv" "$out/run.log" "$out/point" "$out/hosts"
-"$py" "${SCRIPT_DIR}/simgrid/report.py" "$csv_out" "$out" "$epoch_images"
+"$py" "${REPO_ROOT}/reports/scaling.py" "$csv_out" "$out" "$epoch_images"
 say "done in $((SECONDS - start)) s: $out/report.md, $out/sim.csv, $out/*.png"

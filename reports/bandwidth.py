@@ -2,7 +2,7 @@
 """Turns bandwidth_sweep.sh's measurements into a Markdown table and a plot, with the cost
 model of docs/multihost.md beside each measured point.
 
-  bandwidth_report.py --runs runs.csv --network network.csv --hosts P --out PREFIX
+  reports/bandwidth.py --runs runs.csv --network network.csv --hosts P --out PREFIX
 
 writes PREFIX.md and PREFIX.png. runs.csv: the executables' --csv rows with the link in front
 ("serial" for lenet-serial); network.csv: the ping-pong's latency, bandwidth and allreduce time
@@ -23,7 +23,7 @@ from collections import defaultdict
 try:
     import matplotlib
 except ImportError:
-    sys.exit(f"bandwidth_report.py: error: {sys.executable} cannot import matplotlib"
+    sys.exit(f"reports/bandwidth.py: error: {sys.executable} cannot import matplotlib"
              " (apt-get install python3-matplotlib, or run it with a python3 that can)")
 
 matplotlib.use("Agg")  # files only, no display
@@ -45,9 +45,9 @@ def read_csv(path):
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
     except OSError as e:
-        sys.exit(f"bandwidth_report.py: error: cannot read {path}: {e.strerror}")
+        sys.exit(f"reports/bandwidth.py: error: cannot read {path}: {e.strerror}")
     if not rows:
-        sys.exit(f"bandwidth_report.py: error: {path} has no rows")
+        sys.exit(f"reports/bandwidth.py: error: {path} has no rows")
     return rows
 
 
@@ -190,7 +190,7 @@ def main():
     link_order = [r["link"] for r in read_csv(args.network)]
     serial, points = summarise(runs, links, args.hosts)
     if not points:
-        sys.exit("bandwidth_report.py: error: no lenet-mpi run has a serial baseline")
+        sys.exit("reports/bandwidth.py: error: no lenet-mpi run has a serial baseline")
     write_markdown(args.out + ".md", args.note, args.hosts, links, serial, points, link_order)
     plot(args.out + ".png", args.hosts, serial, points, link_order)
 

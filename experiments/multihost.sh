@@ -2,7 +2,7 @@
 # multihost.sh: runs lenet-mpi across several "hosts" on this one machine, each host a Linux
 # network namespace with its own address, joined to a switch (a bridge in a namespace of its
 # own) by a veth pair, and launched the way a cluster launches it: Open MPI's rsh launcher,
-# with run_scripts/multihost_agent.sh in place of ssh. Checks that the parameters are
+# with experiments/multihost_agent.sh in place of ssh. Checks that the parameters are
 # bit-identical to lenet-serial's and always removes everything it made. See --help and
 # docs/multihost.md.
 set -eEuo pipefail
@@ -18,7 +18,7 @@ NAME_BASE="lenet-mh"
 
 usage() {
   cat <<EOF
-Usage: bash run_scripts/multihost.sh [options] [-- lenet-mpi flags...]
+Usage: bash experiments/multihost.sh [options] [-- lenet-mpi flags...]
 
 Makes --hosts network namespaces ("hosts") joined by a switch, writes a hostfile, runs
   mpirun -np HOSTS*RANKS lenet-mpi --exact FLAGS...

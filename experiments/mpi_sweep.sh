@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # mpi_sweep.sh: the MPI scaling sweep. Runs lenet-serial (the baseline) and lenet-mpi at 1, 2, 4
 # ranks, each point --repeats times, collects one CSV row per run, and writes a Markdown table
-# and a speedup plot with run_scripts/sweep_report.py, plus the communication share of each
+# and a speedup plot with reports/sweep.py, plus the communication share of each
 # point. See --help.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "${SCRIPT_DIR}/.." && pwd)"
 PROG="mpi_sweep.sh"
-source "${SCRIPT_DIR}/lib.sh"
+source "${SCRIPT_DIR}/../run_scripts/lib.sh"
 
 usage() {
   cat <<EOF
-Usage: bash run_scripts/mpi_sweep.sh [options]
+Usage: bash experiments/mpi_sweep.sh [options]
 
 Times training epochs of lenet-serial and of lenet-mpi at each rank count, for each batch
 size, --repeats times each, and reports the median time per epoch, the speedup and efficiency
@@ -154,7 +154,7 @@ done
 
 say "$(load_note)"
 title="lenet-mpi ($threads thread(s) per rank) vs lenet-serial, $(basename "$data_dir"), $cores cores"
-"$python" "$SCRIPT_DIR/sweep_report.py" --csv "$csv" --x ranks --out "$out_dir/report" \
+"$python" "$REPO_ROOT/reports/sweep.py" --csv "$csv" --x ranks --out "$out_dir/report" \
   --title "$title"
 
 # The report's table has no communication column: add one per point, median over the repeats.

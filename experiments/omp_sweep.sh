@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # omp_sweep.sh: the OpenMP scaling sweep. Runs lenet-serial (the baseline) and lenet-openmp with
 # both strategies at 1, 2, 4, ... threads, each point --repeats times, collects one CSV row per
-# run, and writes a Markdown table and a speedup plot with run_scripts/sweep_report.py.
+# run, and writes a Markdown table and a speedup plot with reports/sweep.py.
 # See --help.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "${SCRIPT_DIR}/.." && pwd)"
 PROG="omp_sweep.sh"
-source "${SCRIPT_DIR}/lib.sh"
+source "${SCRIPT_DIR}/../run_scripts/lib.sh"
 
 usage() {
   cat <<EOF
-Usage: bash run_scripts/omp_sweep.sh [options]
+Usage: bash experiments/omp_sweep.sh [options]
 
 Times training epochs of lenet-serial and of lenet-openmp (strategies batch and layer) at
 1, 2, 4, 8, ... threads up to --max, for each batch size, --repeats times each, and reports the
@@ -137,6 +137,6 @@ for ((r = 1; r <= repeats; ++r)); do
 done
 
 say "$(load_note)"
-"$python" "$SCRIPT_DIR/sweep_report.py" --csv "$csv" --x threads --out "$out_dir/report" \
+"$python" "$REPO_ROOT/reports/sweep.py" --csv "$csv" --x threads --out "$out_dir/report" \
   --title "lenet-openmp vs lenet-serial, $(basename "$data_dir"), $(nproc) cores"
 say "done: $out_dir/report.md and $out_dir/report.png"

@@ -7,7 +7,7 @@
 # that fails or is skipped says so in the report, with the reason; the exit code is 1 if any
 # step failed.
 #
-#   run_scripts/gpu_check.sh [--data DIR] [--device N] [--out DIR] [--dry-run]
+#   experiments/gpu_check.sh [--data DIR] [--device N] [--out DIR] [--dry-run]
 #     --dry-run  print the plan (every command, with its time limit) and exit 0
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -45,8 +45,8 @@ for tool in memcheck racecheck synccheck; do
   # version, and the B = 1 graph; the longer comparisons would take too long under the tools.
   step "$tool" 35 "CUDA_VISIBLE_DEVICES=$device compute-sanitizer --tool $tool ${extra}--error-exitcode 1 '$tests' '[vectors]'"
 done
-step "bench B=128" 90 "LENET_BUILD_DIR='$build' bash '$root/run_scripts/gpu_bench.sh' --data '$data' --device $device --batches 128 --repeats 3 --out '$out/bench-B128'"
-step "bench B=1" 150 "LENET_BUILD_DIR='$build' bash '$root/run_scripts/gpu_bench.sh' --data '$data' --device $device --batches 1 --repeats 1 --out '$out/bench-B1'"
+step "bench B=128" 90 "LENET_BUILD_DIR='$build' bash '$root/experiments/gpu_bench.sh' --data '$data' --device $device --batches 128 --repeats 3 --out '$out/bench-B128'"
+step "bench B=1" 150 "LENET_BUILD_DIR='$build' bash '$root/experiments/gpu_bench.sh' --data '$data' --device $device --batches 1 --repeats 1 --out '$out/bench-B1'"
 
 if [[ $dry -eq 1 ]]; then
   echo "gpu_check.sh plan (report: $report):"
@@ -136,7 +136,7 @@ done
       # Stopped before its report (its time limit): the runs that did finish.
       echo "PARTIAL: the step did not finish; the runs that did:"
       echo
-      "$(plot_python)" "$root/run_scripts/compare_report.py" --runs "$out/bench-$b/runs.csv" \
+      "$(plot_python)" "$root/reports/compare.py" --runs "$out/bench-$b/runs.csv" \
         --out "$out/bench-$b" --title "partial" >>"$log" 2>&1
       cat "$out/bench-$b/summary.md" 2>/dev/null || echo "(no report could be made)"
     else

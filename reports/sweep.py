@@ -2,7 +2,7 @@
 """Turns a scaling sweep's CSV (the rows the executables append with --csv) into a Markdown
 table and a speedup plot. Used by omp_sweep.sh (x = threads) and the MPI sweep (x = ranks).
 
-  sweep_report.py --csv runs.csv --x threads|ranks --out PREFIX [--title TEXT]
+  reports/sweep.py --csv runs.csv --x threads|ranks --out PREFIX [--title TEXT]
 
 writes PREFIX.md and PREFIX.png. Rows are grouped by (backend, strategy, kernels, batch) and
 the x value; each point is the median time per epoch of its repeats. The baseline of a point
@@ -19,7 +19,7 @@ from collections import defaultdict
 try:
     import matplotlib
 except ImportError:
-    sys.exit(f"sweep_report.py: error: {sys.executable} cannot import matplotlib"
+    sys.exit(f"reports/sweep.py: error: {sys.executable} cannot import matplotlib"
              " (apt-get install python3-matplotlib, or run it with a python3 that can)")
 
 matplotlib.use("Agg")  # files only, no display
@@ -41,9 +41,9 @@ def read_rows(path):
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
     except OSError as e:
-        sys.exit(f"sweep_report.py: error: cannot read {path}: {e.strerror}")
+        sys.exit(f"reports/sweep.py: error: cannot read {path}: {e.strerror}")
     if not rows:
-        sys.exit(f"sweep_report.py: error: {path} has no runs")
+        sys.exit(f"reports/sweep.py: error: {path} has no runs")
     return rows
 
 
@@ -156,11 +156,11 @@ def main():
     rows = read_rows(args.csv)
     baselines, points = summarise(rows, args.x)
     if not points:
-        sys.exit(f"sweep_report.py: error: {args.csv} has only serial runs")
+        sys.exit(f"reports/sweep.py: error: {args.csv} has only serial runs")
     with open(args.out + ".md", "w") as f:
         f.write(markdown(args.title, args.x, rows, baselines, points))
     plot(args.out + ".png", args.title, args.x, points)
-    print(f"sweep_report.py: wrote {args.out}.md and {args.out}.png")
+    print(f"reports/sweep.py: wrote {args.out}.md and {args.out}.png")
 
 
 if __name__ == "__main__":

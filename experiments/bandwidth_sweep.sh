@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# bandwidth_sweep.sh: how lenet-mpi on 2 "hosts" (network namespaces, run_scripts/multihost.sh)
+# bandwidth_sweep.sh: how lenet-mpi on 2 "hosts" (network namespaces, experiments/multihost.sh)
 # fares as their link gets slower, against lenet-serial on one host and against the cost model
 # of docs/multihost.md. For each link rate it measures the link with lenet-mpi-pingpong
 # (backend_mpi/pingpong.cpp: latency, bandwidth, the per-step allreduce), then trains at each
 # per-rank batch size; it writes one CSV row per run and a Markdown table and a plot
-# (run_scripts/bandwidth_report.py). Must run as root (namespaces). See --help.
+# (reports/bandwidth.py). Must run as root (namespaces). See --help.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "${SCRIPT_DIR}/.." && pwd)"
 PROG="bandwidth_sweep.sh"
-source "${SCRIPT_DIR}/lib.sh"
+source "${SCRIPT_DIR}/../run_scripts/lib.sh"
 
 usage() {
   cat <<EOF
-Usage: bash run_scripts/bandwidth_sweep.sh [options]
+Usage: bash experiments/bandwidth_sweep.sh [options]
 
 For each link rate: the ping-pong over the shaped link, then lenet-mpi (allreduce mode, one
 rank per host) at each per-rank batch size, --repeats times; lenet-serial at the same global
@@ -158,6 +158,6 @@ note="$(nproc) cores, load average $load_start at the start and $(cut -d' ' -f1 
 images=$train_limit
 [[ $images -ne 0 ]] || images=all
 note+=" the end; $images training images of $(basename "$data_dir"), $repeats repeats."
-"$python" "${SCRIPT_DIR}/bandwidth_report.py" --runs "$runs" --network "$network" \
+"$python" "${REPO_ROOT}/reports/bandwidth.py" --runs "$runs" --network "$network" \
   --hosts "$hosts" --out "${out_dir}/report" --note "$note"
 say "done: $out_dir/report.md and $out_dir/report.png"

@@ -1,7 +1,7 @@
 # scale_sim.sh --validate (sourced by it: uses its simulate, median3, epoch_of, $out, $data, $py,
 # $build_dir, $sweep): the simulator configured as a measured 2-rank set-up must predict the
 # measured time per epoch.
-#   namespace  a bandwidth sweep (run_scripts/bandwidth_sweep.sh, docs/multihost.md: 2 network-
+#   namespace  a bandwidth sweep (experiments/bandwidth_sweep.sh, docs/multihost.md: 2 network-
 #              namespace hosts on this 2-core machine, the link unshaped or shaped by a tc token
 #              bucket): the recorded one in namespace_sweep.csv, or --sweep DIR's, converted
 #   local      measured now: lenet-mpi-pingpong (alpha, beta) and lenet-serial (t_sample) and
