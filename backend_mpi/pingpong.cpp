@@ -15,7 +15,8 @@
 // S to 2 S on a fast link and on a 10 Mbit/s one. The last round's calls are timed one by one on
 // rank 0. The median is what the protocol costs; the mean adds the rare calls that waited for a
 // rank the operating system had descheduled, which is what training pays on a busy machine.
-// Ends with "key = value" lines for experiments/bandwidth_sweep.sh (allreduce_us is the mean).
+// Ends with "key = value" lines for experiments/bandwidth_sweep.sh and the calibration
+// (experiments/slurm/calibration.py): allreduce_us is the mean, allreduce_median_us the median.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -207,6 +208,7 @@ int main(int argc, char** argv) {
     std::printf("allreduce_bytes = %d\n",
                 static_cast<int>((lenet::kParamCount + 1) * sizeof(float)));
     std::printf("allreduce_us = %.3f\n", 1e6 * allreduce.mean);
+    std::printf("allreduce_median_us = %.3f\n", 1e6 * allreduce.median);
   }
   MPI_Finalize();
   return 0;

@@ -2,7 +2,8 @@
 # scale_sim.sh: how far lenet-mpi scales, predicted by running it (lenet-mpi-smpi, the same
 # sources built against SimGrid's SMPI: cmake/smpi.cmake) on simulated clusters of up to 1024
 # ranks. Each rank's compute is charged from the time per sample that lenet-serial measures on
-# this machine; the communication is simulated. Writes sim.csv, report.md and PNG plots
+# this machine, or that a calibration file measured on a cluster (--calibration); the
+# communication is simulated. Writes sim.csv, report.md and PNG plots
 # (reports/scaling.py). docs/scaling.md explains the study. See --help.
 set -euo pipefail
 
@@ -29,7 +30,12 @@ Each point simulates --steps steps and scales the time per step to an epoch of -
   --steps N           simulated steps per point (default: 10; the simulated time per step
                       is the same at 10, 30 and 90: docs/scaling.md)
   --epoch-images N    images of the epoch the step time is scaled to (default: 60000)
-  --sample-us X       compute per sample in us (default: measured with lenet-serial, B = 32)
+  --sample-us X       compute per sample in us (default: measured with lenet-serial, B = 32,
+                      the fastest of 5 runs; a warning when the machine was busy)
+  --calibration FILE  the compute per sample and the network measured on your cluster
+                      (experiments/slurm/lenet-calibrate.sbatch writes FILE): the platform
+                      "calibrated" is built from its link and simulated instead of the default
+                      platforms (--platforms adds built-in ones)
   --validate          instead: the simulator against measured runs (this machine at 2 ranks,
                       and docs/multihost.md's namespace hosts); writes validation.md
   --sweep DIR         with --validate: the namespace hosts of this bandwidth_sweep.sh output
@@ -45,18 +51,21 @@ max_ranks=1024
 steps=10
 epoch_images=60000
 sample_us=""
+calibration=""
+platforms_given=0
 validate=0
 sweep=""
 build_dir="${REPO_ROOT}/build"
 out=""
 while [[ $# -gt 0 ]]; do
   case $1 in
-    --platforms) need "$@"; platforms=$2; shift 2 ;;
+    --platforms) need "$@"; platforms=$2; platforms_given=1; shift 2 ;;
     --algorithms) need "$@"; algorithms=$2; shift 2 ;;
     --max-ranks) need "$@"; positive "$1" "$2"; max_ranks=$2; shift 2 ;;
     --steps) need "$@"; positive "$1" "$2"; steps=$2; shift 2 ;;
     --epoch-images) need "$@"; positive "$1" "$2"; epoch_images=$2; shift 2 ;;
     --sample-us) need "$@"; [[ $2 =~ ^[0-9]*\.?[0-9]+$ ]] || die "--sample-us: expected a number of microseconds, got '$2'"; sample_us=$2; shift 2 ;;
+    --calibration) need "$@"; [[ -f $2 ]] || die "--calibration: no file $2"; calibration=$(realpath "$2"); shift 2 ;;
     --validate) validate=1; shift ;;
     --sweep) need "$@"; sweep=$(realpath -m "$2"); shift 2 ;;
     --build-dir) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
@@ -69,9 +78,21 @@ done
 [[ $validate -eq 1 || -z $sweep ]] || die "--sweep goes with --validate"
 ((max_ranks & (max_ranks - 1))) && die "--max-ranks: expected a power of 2, got $max_ranks"
 ((max_ranks <= 1024)) || die "--max-ranks: the platforms have 1024 hosts, got $max_ranks"
+[[ -z $calibration || -z $sample_us ]] || die "--sample-us and --calibration: give one of them"
+[[ -z $calibration || $validate -eq 0 ]] || die "--calibration does not go with --validate"
+calibrate=(python3 "${SCRIPT_DIR}/slurm/calibration.py")
+if [[ -n $calibration ]]; then
+  # Checked before any work: a bad file stops here, naming itself.
+  read -r cal_sample cal_alpha cal_beta cal_link < <("${calibrate[@]}" show "$calibration") ||
+    exit 2
+  [[ -n ${cal_link:-} ]] || exit 2
+  [[ $cal_link != none ]] || die "--calibration: $calibration has no network figures"
+  [[ $platforms_given -eq 1 ]] && platforms="calibrated,$platforms" || platforms=calibrated
+fi
 IFS=, read -ra platform_list <<<"$platforms"
 IFS=, read -ra algorithm_list <<<"$algorithms"
 for p in "${platform_list[@]}"; do
+  [[ $p == calibrated && -n $calibration ]] && continue
   [[ -f ${SCRIPT_DIR}/simgrid/$p.xml ]] || die "--platforms: no experiments/simgrid/$p.xml"
 done
 
@@ -123,15 +144,28 @@ EOF
 median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 epoch_of() { sed -n 's/^ *Time per epoch (s) *= *//p'; }
 
-# sample_seconds: lenet-serial's time per sample on this machine (B = 32, 4000 digits, median
-# of 3), unless --sample-us gave it.
+# measure_sample: lenet-serial's time per sample on this machine (B = 32, 4000 digits), 5 runs,
+# each with the load average before it, into a calibration file of this machine
+# ($out/calibration.json); prints the fastest run's time per sample. Other processes only ever
+# slow a run down, so the fastest is the machine's; a busy machine gets a warning all the same.
 measure_sample() {
-  local t runs=()
-  for _ in 1 2 3; do
-    t=$(nice "$serial_exe" --data "$data" --train-limit 4000 --batch 32 --quiet | epoch_of)
-    runs+=("$t")
+  local load busy=0
+  rm -f "$out/compute.csv"
+  : >"$out/loads.txt"
+  for _ in 1 2 3 4 5; do
+    cat /proc/loadavg >>"$out/loads.txt"
+    nice "$serial_exe" --data "$data" --train-limit 4000 --batch 32 --quiet \
+      --csv "$out/compute.csv" >/dev/null
   done
-  median3 "${runs[@]}" | awk '{printf "%.4f", $1 / 4000 * 1e6}'
+  "${calibrate[@]}" write --out "$out/calibration.json" --compute "$out/compute.csv" \
+    --loads "$out/loads.txt" --hosts "$(hostname)" --note "local: scale_sim.sh" >/dev/null
+  read -r cal_sample _ < <("${calibrate[@]}" show "$out/calibration.json")
+  load=$(sort -g "$out/loads.txt" | tail -n 1 | cut -d' ' -f1)
+  # Busy: more runnable processes than the cores left over by this one-core measurement.
+  awk -v l="$load" -v c="$(nproc)" 'BEGIN { exit !(l > c - 1 + 0.5) }' && busy=1
+  ((busy == 0)) || echo "$PROG: warning: the machine was busy (load average up to $load on" \
+    "$(nproc) cores): the compute per sample may be too high; give --sample-us or --calibration" >&2
+  echo "$cal_sample"
 }
 
 if [[ $validate -eq 1 ]]; then
@@ -139,8 +173,14 @@ if [[ $validate -eq 1 ]]; then
   exit 0
 fi
 
-if [[ -z $sample_us ]]; then
-  say "measuring the compute per sample with lenet-serial (B = 32, 4000 digits, median of 3)"
+if [[ -n $calibration ]]; then
+  sample_us=$cal_sample
+  cp "$calibration" "$out/calibration.json"
+  "${calibrate[@]}" platform "$calibration" "$out/calibrated.xml"
+  say "calibration $calibration: $sample_us us per sample; platform 'calibrated' from its" \
+    "$cal_link-node link: $cal_alpha us, $cal_beta MB/s"
+elif [[ -z $sample_us ]]; then
+  say "measuring the compute per sample with lenet-serial (B = 32, 4000 digits, fastest of 5)"
   sample_us=$(measure_sample)
 fi
 sample_s=$(awk -v u="$sample_us" 'BEGIN { printf "%.9g", u * 1e-6 }')
@@ -173,6 +213,7 @@ echo "platform,algorithm,series,ranks,batch,steps,sample_us,seconds_per_step,com
 start=$SECONDS
 for plat in "${platform_list[@]}"; do
   xml="${SCRIPT_DIR}/simgrid/$plat.xml"
+  [[ $plat == calibrated && -n $calibration ]] && xml="$out/calibrated.xml"
   for alg in "${algorithm_list[@]}"; do
     for series in strong32 strong1024 weak; do
       for ((np = 1; np <= max_ranks; np *= 2)); do
@@ -197,4 +238,20 @@ for plat in "${platform_list[@]}"; do
 done
 rm -f "$out/run.csv" "$out/run.log" "$out/point" "$out/hosts"
 "$py" "${REPO_ROOT}/reports/scaling.py" "$csv_out" "$out" "$epoch_images"
+# The figures the study used, below its tables.
+{
+  echo
+  echo "## The calibration used"
+  echo
+  if [[ -n $calibration ]]; then
+    echo "From \`$calibration\` (the file is copied to calibration.json here): $sample_us us per"
+    echo "sample (the fastest of its compute runs); platform \`calibrated\` built from its"
+    echo "$cal_link-node link, $cal_alpha us and $cal_beta MB/s host to host, on a non-blocking switch."
+  elif [[ -f $out/calibration.json ]]; then
+    echo "Measured on this machine ($(hostname)): $sample_us us per sample, the fastest of 5 runs"
+    echo "of lenet-serial at B = 32 (calibration.json: every run and the load average before it)."
+  else
+    echo "Given: --sample-us $sample_us."
+  fi
+} >>"$out/report.md"
 say "done in $((SECONDS - start)) s: $out/report.md, $out/sim.csv, $out/*.png"

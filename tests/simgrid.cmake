@@ -12,6 +12,15 @@ add_test(NAME "simgrid: lenet-mpi-smpi on 4 simulated ranks"
 set_tests_properties("simgrid: lenet-mpi-smpi on 4 simulated ranks"
   PROPERTIES LABELS "simgrid" SKIP_RETURN_CODE 77 TIMEOUT 60)
 
+# scale_sim.sh --calibration: the file's figures are the ones simulated; bad files refused.
+if(TARGET lenet-mpi-smpi)
+  add_test(NAME "simgrid: scale_sim.sh --calibration FILE uses the file, refuses bad ones"
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/calibration_test.sh ${PROJECT_BINARY_DIR}
+            ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
+  set_tests_properties("simgrid: scale_sim.sh --calibration FILE uses the file, refuses bad ones"
+    PROPERTIES LABELS "simgrid" SKIP_RETURN_CODE 77 TIMEOUT 120)
+endif()
+
 # The token bucket model that validate.sh puts in front of the simulator (its doctests).
 find_package(Python3 COMPONENTS Interpreter QUIET)
 if(Python3_Interpreter_FOUND)

@@ -245,6 +245,10 @@ submit lenet-sweep sweep 1 3 lenet-sweep.sbatch --nodes=1 --ntasks-per-node=4 --
 repeats=2 submit lenet-sweep sweep 1 4 lenet-sweep.sbatch --nodes=1 --ntasks-per-node=4 -- \
   --data "$here/vectors/data" --batch 3 --epochs 1
 failing_sweep=${jobs_submitted[-1]}
+# The calibration on the one node (the test's cluster has one): checked apart, below.
+LENET_IMAGES=128 repeats=2 submit lenet-calibrate calibration 1 0 lenet-calibrate.sbatch --nodes=1 \
+  --ntasks-per-node=2 --exclusive=user -- --data "$here/vectors/data"
+calibrate_job=${jobs_submitted[-1]}
 ((failures == 0)) || exit 1
 
 # ---- Wait for every job to end ----------------------------------------------------------------
@@ -284,7 +288,7 @@ for id in "${jobs_submitted[@]}"; do
   name=${job_name[$id]}
   info=$(slurm scontrol show job -o "$id")
   dir=$tmp/results/$name-$id
-  [[ $id == "$failing_sweep" ]] && continue
+  [[ $id == "$failing_sweep" || $id == "$calibrate_job" ]] && continue
   if [[ $info != *JobState=COMPLETED* || $info != *" ExitCode=0:0"* ]]; then
     fail "job $id ($name): $(grep -o 'JobState=[A-Z_]* .*ExitCode=[0-9:]*' <<<"$info" | cut -c1-80)"
     sed 's/^/    /' "$tmp/submit/$name-$id.out" 2>/dev/null | tail -n 15
@@ -335,6 +339,33 @@ if [[ $info != *JobState=FAILED* || $info != *" ExitCode=1:0"* || $failed_runs -
 else
   echo "ok   job $id (lenet-sweep, 4 ranks too many for --batch 3): FAILED at the end, both" \
     "failures in failed.txt, rows for 1 1 2 2 ranks"
+fi
+
+# The calibration: a file with 2 compute runs and the intra-node link, which scale_sim.sh takes
+# (where lenet-mpi-smpi is built: the study on 4 simulated ranks).
+id=$calibrate_job file=$tmp/results/lenet-calibrate-$calibrate_job/calibration.json figures=""
+info=$(slurm scontrol show job -o "$id")
+calibration=(python3 "$prefix/share/lenet-parallel/slurm/calibration.py")
+if [[ $info != *JobState=COMPLETED* ]] || ! figures=$("${calibration[@]}" show "$file") ||
+  [[ $(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["compute"]["runs_us"]))' \
+    "$file") != 2 || $figures != *" intra" ]]; then
+  fail "job $id (lenet-calibrate): $(grep -o 'JobState=[A-Z_]*' <<<"$info"), figures '$figures'" \
+    "(want 2 compute runs and the intra-node link in $file)"
+  sed 's/^/    /' "$tmp/submit/lenet-calibrate-$id.out" 2>/dev/null | tail -n 15
+else
+  echo "ok   job $id (lenet-calibrate) wrote $file: $figures (us per sample, alpha us, MB/s," \
+    "link)"
+  if [[ -x $build/backend_mpi/lenet-mpi-smpi ]] && command -v smpirun >/dev/null; then
+    if timeout 120 bash "$here/../experiments/scale_sim.sh" --build-dir "$build" \
+      --calibration "$file" --max-ranks 4 --algorithms rdb --steps 2 --out "$tmp/study" \
+      >"$tmp/study.log" 2>&1 && grep -q "platform \`calibrated\`" "$tmp/study/report.md"; then
+      echo "ok   scale_sim.sh --calibration $file: $(grep -c '^calibrated,' \
+        "$tmp/study/sim.csv") points on the calibrated platform"
+    else
+      fail "scale_sim.sh --calibration $file"
+      tail -n 5 "$tmp/study.log"
+    fi
+  fi
 fi
 
 # Pinning in the jobs' .out files: each OpenMP thread's CPUs (OMP_DISPLAY_AFFINITY), each
