@@ -36,6 +36,14 @@ Each point simulates --steps steps and scales the time per step to an epoch of -
                       (experiments/slurm/lenet-calibrate.sbatch writes FILE): the platform
                       "calibrated" is built from its link and simulated instead of the default
                       platforms (--platforms adds built-in ones)
+  --shapes            instead: which shape of allocation is fastest, for each batch size of
+                      --shape-batches: N nodes x R ranks per node x T threads per rank, every
+                      shape filling the nodes' --cores-per-node cores (R x T = C), up to 1024
+                      ranks, on the first platform (ranks of one node talk through its
+                      loopback, at the intra-node figures of --calibration or of this machine);
+                      writes shapes.csv, shapes.md and shapes-B.png
+  --cores-per-node C  cores of a node for --shapes, a power of 2 (default: 32)
+  --shape-batches L   batch sizes for --shapes (default: 32,1024)
   --validate          instead: the simulator against measured runs (this machine at 2 ranks,
                       and docs/multihost.md's namespace hosts); writes validation.md
   --sweep DIR         with --validate: the namespace hosts of this bandwidth_sweep.sh output
@@ -54,6 +62,9 @@ sample_us=""
 calibration=""
 platforms_given=0
 validate=0
+shapes=0
+cores_per_node=32
+shape_batches="32,1024"
 sweep=""
 build_dir="${REPO_ROOT}/build"
 out=""
@@ -67,6 +78,9 @@ while [[ $# -gt 0 ]]; do
     --sample-us) need "$@"; [[ $2 =~ ^[0-9]*\.?[0-9]+$ ]] || die "--sample-us: expected a number of microseconds, got '$2'"; sample_us=$2; shift 2 ;;
     --calibration) need "$@"; [[ -f $2 ]] || die "--calibration: no file $2"; calibration=$(realpath "$2"); shift 2 ;;
     --validate) validate=1; shift ;;
+    --shapes) shapes=1; shift ;;
+    --cores-per-node) need "$@"; positive "$1" "$2"; cores_per_node=$2; shift 2 ;;
+    --shape-batches) need "$@"; [[ $2 =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--shape-batches: expected a comma-separated list of batch sizes, got '$2'"; shape_batches=$2; shift 2 ;;
     --sweep) need "$@"; sweep=$(realpath -m "$2"); shift 2 ;;
     --build-dir) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
     --out) need "$@"; out=$(realpath -m "$2"); shift 2 ;;
@@ -77,6 +91,9 @@ done
 [[ -z $sweep || -f $sweep/runs.csv ]] || die "--sweep: no runs.csv in $sweep (bandwidth_sweep.sh's --out)"
 [[ $validate -eq 1 || -z $sweep ]] || die "--sweep goes with --validate"
 ((max_ranks & (max_ranks - 1))) && die "--max-ranks: expected a power of 2, got $max_ranks"
+((cores_per_node & (cores_per_node - 1))) &&
+  die "--cores-per-node: expected a power of 2, got $cores_per_node"
+[[ $shapes -eq 0 || $validate -eq 0 ]] || die "--shapes and --validate: one study at a time"
 ((max_ranks <= 1024)) || die "--max-ranks: the platforms have 1024 hosts, got $max_ranks"
 [[ -z $calibration || -z $sample_us ]] || die "--sample-us and --calibration: give one of them"
 [[ -z $calibration || $validate -eq 0 ]] || die "--calibration does not go with --validate"
@@ -115,15 +132,17 @@ mkdir -p "$out"
 smpi_common=(--cfg=smpi/simulate-computation:no --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1
              --cfg=smpi/allgather:bruck --log=root.thres:critical)
 
-# simulate XML P ALG SAMPLE_SECONDS ARGS...: one run on hosts node-0 .. node-(P-1); writes
+# simulate XML P ALG SAMPLE_SECONDS ARGS...: one run on hosts node-0, node-1, ...,
+# $ranks_per_host ranks on each (default 1); writes
 # "images_per_s compute_ms_per_step comm_ms_per_step" to $out/point, from the --csv row and the
 # summary block (compute and comm per step: the slowest rank's).
+ranks_per_host=1
 simulate() {
   local xml=$1 np=$2 alg=$3 sample=$4 csv log
   shift 4
   csv="$out/run.csv" log="$out/run.log"
   rm -f "$csv"
-  for ((i = 0; i < np; ++i)); do echo "node-$i"; done >"$out/hosts"
+  for ((i = 0; i < np; ++i)); do echo "node-$((i / ranks_per_host))"; done >"$out/hosts"
   if ! nice smpirun -np "$np" -platform "$xml" -hostfile "$out/hosts" "${smpi_common[@]}" \
       --cfg=smpi/allreduce:"$alg" "$smpi_exe" --quiet --csv "$csv" \
       --sim-sample-seconds "$sample" "$@" >"$log" 2>&1; then
@@ -200,6 +219,77 @@ for name, n, header, item in [("train-images-idx3-ubyte", 1024, 16, 784),
     head = bytearray(b[:header]); head[4:8] = struct.pack(">I", n)
     open(os.path.join(dst, name), "wb").write(bytes(head) + b[header:header + n * item])
 EOF
+
+# ---- --shapes: nodes x ranks per node x threads per rank ------------------------------------
+# Every shape fills its nodes: R ranks of T = C / R threads on each of N nodes. The simulated
+# node has C cores (one per rank) and a loopback link for the ranks inside it. lenet-mpi-smpi
+# has no threads (SMPI runs ranks only), so T enters the compute charged per sample: a rank's
+# n = B / P samples are ceil(n / 16) chunks of up to 16, its T threads take whole chunks (as
+# lenet-mpi --threads does), so a step costs ceil(chunks / T) x min(n, 16) samples' time.
+if [[ $shapes -eq 1 ]]; then
+  plat=${platform_list[0]}
+  xml="${SCRIPT_DIR}/simgrid/$plat.xml"
+  [[ $plat == calibrated && -n $calibration ]] && xml="$out/calibrated.xml"
+  loop_from=none
+  [[ -n $calibration ]] &&
+    read -r _ loop_alpha loop_beta loop_from < <("${calibrate[@]}" show "$calibration" intra)
+  if [[ $loop_from == intra ]]; then
+    loop_from="$calibration"
+  else
+    pingpong="${build_dir}/backend_mpi/lenet-mpi-pingpong"
+    command -v mpirun >/dev/null && [[ -x $pingpong ]] ||
+      die "--shapes needs the intra-node link: a --calibration file with one, or mpirun and $pingpong"
+    say "measuring this machine's intra-node link (lenet-mpi-pingpong, 2 ranks)"
+    timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$pingpong" --seconds 0.05 \
+      >"$out/intra.txt" 2>&1 || die "lenet-mpi-pingpong failed (log: $out/intra.txt)"
+    loop_alpha=$(sed -n 's/^alpha_us = //p' "$out/intra.txt")
+    loop_beta=$(sed -n 's/^beta_MBps = //p' "$out/intra.txt")
+    loop_from="lenet-mpi-pingpong on $(hostname)"
+  fi
+  "$py" - "$xml" "$out/shapes.xml" "$cores_per_node" "$loop_alpha" "$loop_beta" <<'EOF'
+import re, sys
+src, dst, cores, alpha, beta = sys.argv[1:]
+text = open(src).read()
+attrs = f' core="{cores}" loopback_bw="{beta}MBps" loopback_lat="{float(alpha) / 2:g}us"'
+text, n = re.subn(r"(<cluster\b[^>]*?)(\s*/>)", r"\1" + attrs + r"\2", text, count=1)
+if n != 1:
+    sys.exit(f"scale_sim.sh: error: {src}: no <cluster .../> element to give {cores} cores")
+open(dst, "w").write(text)
+EOF
+  say "shapes on $plat: nodes of $cores_per_node cores; inside a node $loop_alpha us and" \
+    "$loop_beta MB/s ($loop_from); $sample_us us per sample"
+  alg=${algorithm_list[0]}
+  shapes_csv="$out/shapes.csv"
+  echo "platform,algorithm,batch,nodes,ranks_per_node,threads,ranks,sample_us,charged_us,compute_ms_per_step,comm_ms_per_step,seconds_per_step,seconds_per_epoch,wall_s" >"$shapes_csv"
+  start=$SECONDS
+  IFS=, read -ra batch_list <<<"$shape_batches"
+  for batch in "${batch_list[@]}"; do
+    ((batch <= 1024)) || die "--shape-batches: the data copy has 1024 images, got B = $batch"
+    for ((rpn = 1; rpn <= cores_per_node; rpn *= 2)); do
+      threads=$((cores_per_node / rpn))
+      for ((nodes = 1; nodes * rpn <= max_ranks && nodes * rpn <= batch && nodes <= 1024; nodes *= 2)); do
+        np=$((nodes * rpn))
+        charged=$(awk -v t="$sample_us" -v b="$batch" -v p="$np" -v th="$threads" 'BEGIN {
+          n = b / p; chunks = int((n + 15) / 16); rounds = int((chunks + th - 1) / th)
+          printf "%.6g", t * rounds * (n < 16 ? n : 16) / n }')
+        t0=$SECONDS
+        ranks_per_host=$rpn simulate "$out/shapes.xml" "$np" "$alg" \
+          "$(awk -v u="$charged" 'BEGIN { printf "%.9g", u * 1e-6 }')" --data "$out/data" \
+          --train-limit "$batch" --batch "$batch" --epochs "$steps" --no-shuffle
+        read -r _ compute comm <"$out/point"
+        step=$(awk -v a="$compute" -v c="$comm" 'BEGIN { printf "%.9g", (a + c) * 1e-3 }')
+        epoch=$(awk -v s="$step" -v n="$epoch_images" -v b="$batch" \
+          'BEGIN { printf "%.6g", s * int((n + b - 1) / b) }')
+        echo "$plat,$alg,$batch,$nodes,$rpn,$threads,$np,$sample_us,$charged,$compute,$comm,$step,$epoch,$((SECONDS - t0))" >>"$shapes_csv"
+      done
+      say "B = $batch, $rpn rank(s) x $threads thread(s) per node: done ($((SECONDS - start)) s so far)"
+    done
+  done
+  rm -f "$out/run.csv" "$out/run.log" "$out/point" "$out/hosts"
+  "$py" "${REPO_ROOT}/reports/shapes.py" "$shapes_csv" "$out" "$epoch_images" "$loop_from"
+  say "done in $((SECONDS - start)) s: $out/shapes.md, $shapes_csv, $out/shapes-*.png"
+  exit 0
+fi
 
 # Every point runs --steps epochs of one batch each (--train-limit = --batch), so that the
 # per-rank data stays one batch. Each epoch starts at a barrier, so the time per step is the

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scale_sim.sh --calibration FILE (tests/simgrid.cmake): a calibration file written by
-# experiments/slurm/calibration.py from a real lenet-serial CSV and a ping-pong output is the
-# one the study uses (its compute per sample in sim.csv, its link in the platform, both named in
-# report.md); bad files stop the study before any work with one line naming the file.
+# experiments/slurm/calibration.py from a real lenet-serial CSV and ping-pong outputs is the one
+# the study uses (its compute per sample in sim.csv, its link in the platform, both named in
+# report.md), and --shapes simulates every shape that fills the nodes, with the file's intra-node
+# link inside a node; bad files stop the study before any work with one line naming the file.
 # Usage: calibration_test.sh BUILD_DIR DATA_DIR     (SKIPPED without lenet-mpi-smpi or smpirun)
 set -uo pipefail
 build=$1 data=$2
@@ -33,8 +34,11 @@ allreduce_bytes = 9376
 allreduce_us = 61.000
 allreduce_median_us = 60.000
 EOF
+sed -e 's/^alpha_us = .*/alpha_us = 0.400/' -e 's/^beta_MBps = .*/beta_MBps = 5000.000/' \
+  "$tmp/inter.txt" >"$tmp/intra.txt"
 "${calibration[@]}" write --out "$tmp/cal.json" --compute "$tmp/compute.csv" \
-  --inter "$tmp/inter.txt" --job test >/dev/null || fail "calibration.py write"
+  --inter "$tmp/inter.txt" --intra "$tmp/intra.txt" --job test >/dev/null ||
+  fail "calibration.py write"
 sample=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["compute"]["sample_us_min"])' \
   "$tmp/cal.json")
 
@@ -52,6 +56,23 @@ if "${scale_sim[@]}" --calibration "$tmp/cal.json" --out "$tmp/study" >"$tmp/log
 else
   tail -n 5 "$tmp/log"
   fail "scale_sim.sh --calibration"
+fi
+
+# Shapes of nodes with 4 cores, up to 8 ranks, B = 32: 1 x 4, 2 x 2 and 4 x 1 per node, each
+# on 1, 2, 4 ... nodes while the ranks are at most 8: 4 + 3 + 2 rows.
+if "${scale_sim[@]}" --calibration "$tmp/cal.json" --shapes --cores-per-node 4 --max-ranks 8 \
+  --shape-batches 32 --out "$tmp/shapes" >"$tmp/log" 2>&1; then
+  shapes=$(awk -F, 'NR > 1 { print $4 "x" $5 "x" $6 }' "$tmp/shapes/shapes.csv" | sort | paste -sd' ')
+  [[ $shapes == "1x1x4 1x2x2 1x4x1 2x1x4 2x2x2 2x4x1 4x1x4 4x2x2 8x1x4" ]] ||
+    fail "--shapes simulated '$shapes' (nodes x ranks per node x threads)"
+  grep -q 'core="4" loopback_bw="5000MBps" loopback_lat="0.2us"' "$tmp/shapes/shapes.xml" ||
+    fail "--shapes: the node is not 4 cores with the file's intra-node link"
+  grep -q "^Fastest: " "$tmp/shapes/shapes.md" && [[ -s $tmp/shapes/shapes-32.png ]] ||
+    fail "--shapes: no fastest shape in shapes.md, or no shapes-32.png"
+  echo "ok   --shapes: $shapes; $(grep '^Fastest' "$tmp/shapes/shapes.md" | cut -c1-90)"
+else
+  tail -n 5 "$tmp/log"
+  fail "scale_sim.sh --shapes"
 fi
 
 # Bad files: one line naming the file, exit 2, no output folder.

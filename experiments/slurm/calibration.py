@@ -8,10 +8,10 @@ so that it runs on any cluster's python3.
       CSV: the lenet-serial --csv rows of the compute runs (batch 32); --loads: one
       /proc/loadavg line per run, taken before it; TXT: lenet-mpi-pingpong's output at 2 ranks
       inside one node (--intra) and between two nodes (--inter).
-  calibration.py show FILE
+  calibration.py show FILE [intra]
       the figures scale_sim.sh uses, as shell words: sample_us alpha_us beta_MBps link
       (link: "inter" or "intra", the pair the platform is built from; "- - none" without
-      network figures), after checking the file.
+      network figures), after checking the file. With "intra": the intra-node link's.
   calibration.py platform FILE OUT.xml
       a SimGrid platform of 1024 hosts on one non-blocking switch whose links give the measured
       host-to-host latency and bandwidth.
@@ -134,7 +134,7 @@ def write(args):
                                ("inter_node", data["inter_node"])) if v))
 
 
-def load(path):
+def load(path, want=None):
     try:
         data = json.loads(read_text(path, "--calibration"))
     except json.JSONDecodeError as e:
@@ -144,8 +144,10 @@ def load(path):
             f"(experiments/slurm/lenet-calibrate.sbatch writes one)")
     try:
         sample = float(data["compute"]["sample_us_min"])
-        link_name = "inter" if data.get("inter_node") else "intra" if data.get(
-            "intra_node") else None
+        link_name = want or ("inter" if data.get("inter_node") else "intra" if data.get(
+            "intra_node") else None)
+        if not data.get(f"{link_name}_node"):
+            link_name = None
         alpha = beta = None
         if link_name:
             link = data[f"{link_name}_node"]
@@ -159,10 +161,11 @@ def load(path):
 
 
 def show(args):
-    if len(args) != 1:
-        die("show FILE")
-    sample, alpha, beta, link = load(args[0])
-    print(sample, alpha or "-", beta or "-", link or "none")
+    if len(args) not in (1, 2) or args[1:] not in ([], ["intra"]):
+        die("show FILE [intra]")
+    sample, alpha, beta, link = load(args[0], *args[1:])
+    print(f"{sample:g}", f"{alpha:g}" if link else "-", f"{beta:g}" if link else "-",
+          link or "none")
 
 
 def platform_xml(args):
