@@ -36,7 +36,7 @@ cuda="$build/backend_cuda/lenet-cuda" tests="$build/tests/lenet_cuda_tests"
 plan=()
 step() { plan+=("$1|$2|$3"); }
 arch='$arch'  # filled in from nvidia-smi when the plan runs
-step build 180 "cmake -S '$root' -B '$build' -DCMAKE_BUILD_TYPE=Release -DLENET_CUDA=ON -DLENET_MPI=OFF -DCMAKE_CUDA_ARCHITECTURES=$arch && cmake --build '$build' -j $(nproc) --target lenet-cuda lenet_cuda_tests lenet-serial"
+step build 180 "cmake --preset gpu -S '$root' -B '$build' -DCMAKE_CUDA_ARCHITECTURES=$arch && cmake --build '$build' -j $(nproc) --target lenet-cuda lenet_cuda_tests lenet-serial"
 step tests 60 "CUDA_VISIBLE_DEVICES=$device ctest --test-dir '$build' -L '^cuda\$' --output-on-failure"
 for tool in memcheck racecheck synccheck; do
   extra=""
