@@ -4,14 +4,14 @@
 # roughly how long the build takes, and how far it has got. No install leaves a service enabled
 # or running.
 #
-# Usage: run_scripts/setup.sh [--for main|test|slurm] [--list] [--build-dir DIR] [--cxx COMPILER]
+# Usage: run_scripts/setup.sh [--for main|test|slurm] [--list] [--build DIR] [--cxx COMPILER]
 #                             [--cuda auto|gpu|on|off] [--programs] [--no-install]
 #                             [-- EXTRA_CMAKE_ARGS...]
 #   --for SET        which packages: main (the programs and the digits: main.sh), test (all
 #                    that the tests use, Slurm and the peers included: test.sh, the default),
 #                    slurm (the programs and Slurm, for experiments/slurm/ on this machine)
 #   --list           print SET's packages, a line per group with its reason, and exit
-#   --build-dir DIR  where to build (default: build/, or build-COMPILER/ with --cxx)
+#   --build DIR      where to build (default: build/, or build-COMPILER/ with --cxx)
 #   --cxx COMPILER   the C++ compiler, e.g. clang++ (default: CMake's choice, g++ on Debian)
 #   --cuda MODE      auto: build lenet-cuda wherever nvcc is found, GPU or not (the default;
 #                    test.sh and CI); gpu: only where nvidia-smi lists a GPU, and only for that
@@ -35,7 +35,7 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --for) [[ ${2:-} =~ ^(main|test|slurm)$ ]] || die "--for: expected main, test or slurm, got '${2:-}'"; purpose=$2; shift 2 ;;
     --list) list=1; shift ;;
-    --build-dir) [[ -n ${2:-} ]] || die "--build-dir needs a directory"; build_dir=$(realpath -m "$2"); shift 2 ;;
+    --build) [[ -n ${2:-} ]] || die "--build needs a directory"; build_dir=$(realpath -m "$2"); shift 2 ;;
     --cxx) [[ -n ${2:-} ]] || die "--cxx needs a compiler, e.g. clang++"; cxx=$2; shift 2 ;;
     --cuda) [[ ${2:-} =~ ^(auto|gpu|on|off)$ ]] || die "--cuda: expected auto, gpu, on or off, got '${2:-}'"; cuda=$2; shift 2 ;;
     --programs) programs=1; shift ;;
