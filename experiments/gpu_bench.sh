@@ -4,21 +4,23 @@
 # parameters, and the same network in PyTorch on the same GPU (where torch sees CUDA); medians
 # of --repeats runs, in a CSV and a Markdown table.
 #
-#   experiments/gpu_bench.sh [--data DIR] [--batches 1,128] [--repeats 3] [--device N] [--out DIR]
+#   experiments/gpu_bench.sh [--data DIR] [--batches 1,128] [--repeats 3] [--device N]
+#                            [--build DIR] [--out DIR]
+#     --build DIR  where lenet-cuda and lenet-serial were built (default: build)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PROG="gpu_bench.sh"
 source "$root/run_scripts/lib.sh"
-bin="${LENET_BUILD_DIR:-$root/build}"
-data="$root/data/fashion" batches="1,128" repeats=3 device=0 out=""
+data="$root/data/fashion" batches="1,128" repeats=3 device=0 bin="$root/build" out=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --data) data=$(realpath "$2"); shift 2 ;;
     --batches) batches=$2; shift 2 ;;
     --repeats) repeats=$2; shift 2 ;;
     --device) device=$2; shift 2 ;;
+    --build) need "$@"; bin=$(realpath -m "$2"); shift 2 ;;
     --out) out=$(realpath -m "$2"); shift 2 ;;
-    -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done

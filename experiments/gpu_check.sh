@@ -7,24 +7,25 @@
 # that fails or is skipped says so in the report, with the reason; the exit code is 1 if any
 # step failed.
 #
-#   experiments/gpu_check.sh [--data DIR] [--device N] [--out DIR] [--dry-run]
-#     --dry-run  print the plan (every command, with its time limit) and exit 0
+#   experiments/gpu_check.sh [--data DIR] [--device N] [--build DIR] [--out DIR] [--dry-run]
+#     --build DIR  where to build (default: build-gpu, CMakePresets.json's gpu)
+#     --dry-run    print the plan (every command, with its time limit) and exit 0
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PROG="gpu_check.sh"
 source "$root/run_scripts/lib.sh"
-data="$root/data/fashion" device=0 out="" dry=0
+data="$root/data/fashion" device=0 build="$root/build-gpu" out="" dry=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --data) need "$@"; data=$(realpath -m "$2"); shift 2 ;;
     --device) need "$@"; count --device "$2"; device=$2; shift 2 ;;
+    --build) need "$@"; build=$(realpath -m "$2"); shift 2 ;;
     --out) need "$@"; out=$(realpath -m "$2"); shift 2 ;;
     --dry-run) dry=1; shift ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
-build="$root/build-gpu"
 out=${out:-$root/results/gpu-check-$(date +%Y%m%d-%H%M%S)}
 report="$out/gpu_check.md"
 cuda_bin=${CUDA_HOME:-/usr/local/cuda}/bin
@@ -36,7 +37,7 @@ cuda="$build/backend_cuda/lenet-cuda" tests="$build/tests/lenet_cuda_tests"
 plan=()
 step() { plan+=("$1|$2|$3"); }
 arch='$arch'  # filled in from nvidia-smi when the plan runs
-step build 180 "cmake -S '$root' -B '$build' -DCMAKE_BUILD_TYPE=Release -DLENET_CUDA=ON -DLENET_MPI=OFF -DCMAKE_CUDA_ARCHITECTURES=$arch && cmake --build '$build' -j $(nproc) --target lenet-cuda lenet_cuda_tests lenet-serial"
+step build 180 "cmake --preset gpu -S '$root' -B '$build' -DCMAKE_CUDA_ARCHITECTURES=$arch && cmake --build '$build' -j $(nproc) --target lenet-cuda lenet_cuda_tests lenet-serial"
 step tests 60 "CUDA_VISIBLE_DEVICES=$device ctest --test-dir '$build' -L '^cuda\$' --output-on-failure"
 for tool in memcheck racecheck synccheck; do
   extra=""
@@ -45,8 +46,8 @@ for tool in memcheck racecheck synccheck; do
   # version, and the B = 1 graph; the longer comparisons would take too long under the tools.
   step "$tool" 35 "CUDA_VISIBLE_DEVICES=$device compute-sanitizer --tool $tool ${extra}--error-exitcode 1 '$tests' '[vectors]'"
 done
-step "bench B=128" 90 "LENET_BUILD_DIR='$build' bash '$root/experiments/gpu_bench.sh' --data '$data' --device $device --batches 128 --repeats 3 --out '$out/bench-B128'"
-step "bench B=1" 150 "LENET_BUILD_DIR='$build' bash '$root/experiments/gpu_bench.sh' --data '$data' --device $device --batches 1 --repeats 1 --out '$out/bench-B1'"
+step "bench B=128" 90 "bash '$root/experiments/gpu_bench.sh' --build '$build' --data '$data' --device $device --batches 128 --repeats 3 --out '$out/bench-B128'"
+step "bench B=1" 150 "bash '$root/experiments/gpu_bench.sh' --build '$build' --data '$data' --device $device --batches 1 --repeats 1 --out '$out/bench-B1'"
 
 if [[ $dry -eq 1 ]]; then
   echo "gpu_check.sh plan (report: $report):"

@@ -10,6 +10,7 @@ set -eEuo pipefail
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "${SCRIPT_DIR}/.." && pwd)"
 PROG="multihost.sh"
+source "${SCRIPT_DIR}/../run_scripts/lib.sh"
 # Given to mpirun as "sh AGENT" (so it needs no execute bit), which Open MPI splits at spaces.
 AGENT="${SCRIPT_DIR}/multihost_agent.sh"
 # Every name this script makes starts with this; --cleanup finds leftovers by it. The agent
@@ -50,11 +51,6 @@ or lacks mpirun, unshare or tc (reason on one line); else lenet-mpi's own status
 EOF
 }
 
-say() { echo "${PROG}: $*"; }
-die() {
-  echo "${PROG}: error: $*" >&2
-  exit 2
-}
 # skip REASON: this machine cannot run the test; CTest reports SKIPPED for 77.
 skip() {
   echo "SKIPPED: ${PROG}: $*"
@@ -71,8 +67,6 @@ serial_exe=""
 cleanup_only=0
 lenet_flags=(--data "${REPO_ROOT}/data/digits" --train-limit 1000 --epochs 1)
 
-need() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
-positive() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1: expected a positive integer, got '$2'"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --hosts) need "$@"; positive "$1" "$2"; hosts=$2; shift 2 ;;

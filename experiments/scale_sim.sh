@@ -48,7 +48,7 @@ Each point simulates --steps steps and scales the time per step to an epoch of -
                       and docs/multihost.md's namespace hosts); writes validation.md
   --sweep DIR         with --validate: the namespace hosts of this bandwidth_sweep.sh output
                       directory (default: the recorded experiments/simgrid/namespace_sweep.csv)
-  --build-dir DIR     where lenet-mpi-smpi was built (default: build)
+  --build DIR         the CMake build directory (default: build)
   --out DIR           output directory (default: results/scale-sim-DATE)
 EOF
 }
@@ -82,7 +82,7 @@ while [[ $# -gt 0 ]]; do
     --cores-per-node) need "$@"; positive "$1" "$2"; cores_per_node=$2; shift 2 ;;
     --shape-batches) need "$@"; [[ $2 =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--shape-batches: expected a comma-separated list of batch sizes, got '$2'"; shape_batches=$2; shift 2 ;;
     --sweep) need "$@"; sweep=$(realpath -m "$2"); shift 2 ;;
-    --build-dir) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
+    --build) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
     --out) need "$@"; out=$(realpath -m "$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;

@@ -3,8 +3,8 @@
 # the serial reference, and writes a table, a CSV and plots under results/<date>-<host>/.
 #
 #   run_scripts/compare.sh [--data DIR] [--epochs N] [--batches 1,8,32,128] [--repeats N]
-#                          [--max-threads N] [--max-ranks N] [--out DIR] [--no-torch] [--no-peers]
-#                          [--full]
+#                          [--max-threads N] [--max-ranks N] [--build DIR] [--out DIR] [--no-torch]
+#                          [--no-peers] [--full]
 #
 # Per batch size B (rate from docs/network.md's table: B 1 -> 0.05, 8 -> 0.3, 32 -> 0.5,
 # 128 -> 1.0): lenet-serial for each kernel tier (its first run saves the reference
@@ -18,13 +18,13 @@
 # tier, for the CPU backends, with --identical where the bits must match); a mismatch marks the
 # row FAILED and the script exits non-zero.
 # Defaults: the real digits (data/digits), 1 epoch, batches 1,8,32,128, 3 repeats (a few
-# minutes on 2 cores). --full: Fashion-MNIST (60k), 1 epoch, batches 1,32,128.
+# minutes on 2 cores), the programs of build/ (--build: another build folder). --full:
+# Fashion-MNIST (60k), 1 epoch, batches 1,32,128.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PROG="compare.sh"
 source "$root/run_scripts/lib.sh"
-bin="${LENET_BUILD_DIR:-$root/build}"
-data="$root/data/digits" epochs=1 batches="1,8,32,128" repeats=3 torch=1 peers=1
+bin="$root/build" data="$root/data/digits" epochs=1 batches="1,8,32,128" repeats=3 torch=1 peers=1
 max_threads=$(nproc) max_ranks=$(nproc) out=""
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -34,11 +34,12 @@ while [[ $# -gt 0 ]]; do
     --repeats) repeats=$2; shift 2 ;;
     --max-threads) max_threads=$2; shift 2 ;;
     --max-ranks) max_ranks=$2; shift 2 ;;
+    --build) need "$@"; bin=$(realpath -m "$2"); shift 2 ;;
     --out) out=$(realpath -m "$2"); shift 2 ;;
     --no-torch) torch=0; shift ;;
     --no-peers) peers=0; shift ;;
     --full) data="$root/data/fashion" batches="1,32,128"; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that a command needs (only those missing, saying which and why),
-# then configures and builds into build/, saying what it does, roughly how long the build takes,
-# and how far it has got. No install leaves a service enabled or running.
+# then configures (a preset of CMakePresets.json) and builds into build/, saying what it does,
+# roughly how long the build takes, and how far it has got. No install leaves a service enabled
+# or running.
 #
-# Usage: run_scripts/setup.sh [--for main|test|slurm] [--list] [--build-dir DIR] [--cxx COMPILER]
+# Usage: run_scripts/setup.sh [--for main|test|slurm] [--list] [--build DIR] [--cxx COMPILER]
 #                             [--cuda auto|gpu|on|off] [--programs] [--no-install]
 #                             [-- EXTRA_CMAKE_ARGS...]
 #   --for SET        which packages: main (the programs and the digits: main.sh), test (all
 #                    that the tests use, Slurm and the peers included: test.sh, the default),
 #                    slurm (the programs and Slurm, for experiments/slurm/ on this machine)
 #   --list           print SET's packages, a line per group with its reason, and exit
-#   --build-dir DIR  where to build (default: build/, or build-COMPILER/ with --cxx)
+#   --build DIR      where to build (default: build/, or build-COMPILER/ with --cxx)
 #   --cxx COMPILER   the C++ compiler, e.g. clang++ (default: CMake's choice, g++ on Debian)
 #   --cuda MODE      auto: build lenet-cuda wherever nvcc is found, GPU or not (the default;
 #                    test.sh and CI); gpu: only where nvidia-smi lists a GPU, and only for that
@@ -34,7 +35,7 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --for) [[ ${2:-} =~ ^(main|test|slurm)$ ]] || die "--for: expected main, test or slurm, got '${2:-}'"; purpose=$2; shift 2 ;;
     --list) list=1; shift ;;
-    --build-dir) [[ -n ${2:-} ]] || die "--build-dir needs a directory"; build_dir=$(realpath -m "$2"); shift 2 ;;
+    --build) [[ -n ${2:-} ]] || die "--build needs a directory"; build_dir=$(realpath -m "$2"); shift 2 ;;
     --cxx) [[ -n ${2:-} ]] || die "--cxx needs a compiler, e.g. clang++"; cxx=$2; shift 2 ;;
     --cuda) [[ ${2:-} =~ ^(auto|gpu|on|off)$ ]] || die "--cuda: expected auto, gpu, on or off, got '${2:-}'"; cuda=$2; shift 2 ;;
     --programs) programs=1; shift ;;
@@ -141,16 +142,23 @@ if [[ $install -eq 1 ]]; then
     say "all packages for $purpose present"
   fi
 fi
+# The configuration: CMakePresets.json's release, or its clang++ for --cxx clang++ (another
+# compiler: release's with that compiler), built in $build_dir whatever the preset's folder.
+preset=release
 if [[ -n $cxx ]]; then
   command -v "$cxx" >/dev/null || die "--cxx: no compiler '$cxx' on PATH"
-  cmake_args=(-DCMAKE_CXX_COMPILER="$cxx" "${cmake_args[@]}")
+  if [[ $cxx == clang++ ]]; then
+    preset=clang++
+  else
+    cmake_args=(-DCMAKE_CXX_COMPILER="$cxx" "${cmake_args[@]}")
+  fi
 fi
 
 # CUDA: compiling for the five default architectures takes minutes, worth it on a machine that
 # cannot run the result only to check that it compiles (test.sh, CI).
 gpu_arch=""
 case $cuda in
-  auto) cmake_args=(-DLENET_CUDA=AUTO "${cmake_args[@]}") ;;
+  auto) ;;  # the presets' LENET_CUDA=AUTO
   on) cmake_args=(-DLENET_CUDA=ON "${cmake_args[@]}") ;;
   off) cmake_args=(-DLENET_CUDA=OFF "${cmake_args[@]}") ;;
   gpu)
@@ -158,7 +166,7 @@ case $cuda in
       # "7.5" -> 75; drivers too old for this query get the default architectures.
       gpu_arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '.[:space:]' || true)
       [[ $gpu_arch =~ ^[0-9]+$ ]] || gpu_arch=""
-      cmake_args=(-DLENET_CUDA=AUTO ${gpu_arch:+-DCMAKE_CUDA_ARCHITECTURES=$gpu_arch} "${cmake_args[@]}")
+      cmake_args=(${gpu_arch:+-DCMAKE_CUDA_ARCHITECTURES=$gpu_arch} "${cmake_args[@]}")
       say "a GPU is present: building lenet-cuda${gpu_arch:+ for its architecture sm_$gpu_arch} where nvcc is found"
     else
       cmake_args=(-DLENET_CUDA=OFF "${cmake_args[@]}")
@@ -167,9 +175,9 @@ case $cuda in
     ;;
 esac
 
-say "configuring $build_dir"
+say "configuring $build_dir (preset $preset)"
 mkdir -p "$build_dir"
-if ! cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "${cmake_args[@]}" >"$build_dir/configure.log" 2>&1; then
+if ! cmake --preset "$preset" -S "$root" -B "$build_dir" "${cmake_args[@]}" >"$build_dir/configure.log" 2>&1; then
   tail -n 40 "$build_dir/configure.log" >&2
   echo "setup.sh: error: cmake configure failed (full log: $build_dir/configure.log)" >&2
   exit 1

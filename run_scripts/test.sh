@@ -3,9 +3,10 @@
 # CTest. It builds everything, lenet-cuda included wherever nvcc is found, GPU or not. Tests that
 # need a GPU or mpirun and cannot get one report SKIPPED.
 #
-# Usage: run_scripts/test.sh [--cxx COMPILER] [--build-dir DIR] [--cuda auto|gpu|on|off]
+# Usage: run_scripts/test.sh [--cxx COMPILER] [--build DIR] [--cuda auto|gpu|on|off]
 #                            [CTEST_ARGS...]
-#   --cxx, --build-dir, --cuda: as for setup.sh, e.g. --cxx clang++ builds into build-clang++/
+#   --cxx, --build, --cuda: as for setup.sh, e.g. --cxx clang++ builds into build-clang++/
+#                           (CMakePresets.json's clang++)
 #   CTEST_ARGS: the rest goes to ctest, e.g. -L serial or -R vectors
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,14 +18,14 @@ cxx=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --cxx) need "$@"; cxx=$2; shift 2 ;;
-    --build-dir) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
+    --build) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
     --cuda) need "$@"; setup+=(--cuda "$2"); shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
 [[ -n $build_dir ]] || build_dir=$(build_dir_for "$root" "$cxx")
-bash "$root/run_scripts/setup.sh" --for test --build-dir "$build_dir" ${cxx:+--cxx "$cxx"} "${setup[@]}"
+bash "$root/run_scripts/setup.sh" --for test --build "$build_dir" ${cxx:+--cxx "$cxx"} "${setup[@]}"
 bash "$root/run_scripts/get_data.sh"
 # Open MPI refuses to run as root unless told; the MPI tests launch 2 ranks on any core count.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -35,16 +35,17 @@ def has_nvcc():
     return shutil.which("nvcc") is not None or os.access("/usr/local/cuda/bin/nvcc", os.X_OK)
 
 
-def cmake_options(manifest, mode):
-    """The configure options of a lab's build in `mode` (cpu, gpu or emulated)."""
+def configuration(manifest, mode):
+    """The preset of CMakePresets.json and the options added to it of a lab's build in `mode`
+    (cpu, gpu or emulated)."""
     if manifest.get("needs") != "cuda":
-        return ["-DLENET_CUDA=OFF"]
+        return "nocuda", []
     if mode == "gpu":
-        return ["-DLENET_CUDA=ON", "-DCMAKE_CUDA_ARCHITECTURES=native"]
+        return "release", ["-DLENET_CUDA=ON", "-DCMAKE_CUDA_ARCHITECTURES=native"]
     # No GPU: the kernels run on the CPU emulation (tests/cuda_emu), which needs no nvcc; where
-    # nvcc is found, it compiles lenet-cuda for the T4 too, to catch what only nvcc rejects.
-    return ["-DLENET_CUDA=AUTO", "-DCMAKE_CUDA_ARCHITECTURES=75"] if has_nvcc() else \
-        ["-DLENET_CUDA=AUTO"]
+    # nvcc is found, release's LENET_CUDA=AUTO compiles lenet-cuda for the T4 too, to catch what
+    # only nvcc rejects.
+    return "release", ["-DCMAKE_CUDA_ARCHITECTURES=75"] if has_nvcc() else []
 
 
 class Cache:
@@ -69,8 +70,9 @@ class Cache:
     def compile(self, manifest, mode, targets, log, timeout):
         """Configure (where the options changed) and build `targets` of the tree in src, as
         the unprivileged user. Returns a procs.Result."""
-        options = ["-DCMAKE_BUILD_TYPE=Release"] + cmake_options(manifest, mode)
-        configure = ["cmake", "-S", self.src, "-B", self.build] + options
+        preset, options = configuration(manifest, mode)
+        # The preset's own folder is in src: the build goes to the cache's build folder.
+        configure = ["cmake", "--preset", preset, "-S", self.src, "-B", self.build] + options
         r = procs.run(configure, timeout=timeout, cwd=self.build, untrusted=True, log=log)
         if not r.ok:
             return r
