@@ -17,7 +17,7 @@ failures=0
 source "$here/expect.sh"
 fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 calibration=(python3 "$root/experiments/slurm/calibration.py")
-scale_sim=(bash "$root/experiments/scale_sim.sh" --build-dir "$build" --max-ranks 4
+scale_sim=(bash "$root/experiments/scale_sim.sh" --build "$build" --max-ranks 4
   --algorithms rdb --steps 2)
 
 # Three compute runs (their time per sample is what the file keeps) and a 2-node link of 25 us

@@ -356,7 +356,7 @@ else
   echo "ok   job $id (lenet-calibrate) wrote $file: $figures (us per sample, alpha us, MB/s," \
     "link)"
   if [[ -x $build/backend_mpi/lenet-mpi-smpi ]] && command -v smpirun >/dev/null; then
-    if timeout 120 bash "$here/../experiments/scale_sim.sh" --build-dir "$build" \
+    if timeout 120 bash "$here/../experiments/scale_sim.sh" --build "$build" \
       --calibration "$file" --max-ranks 4 --algorithms rdb --steps 2 --out "$tmp/study" \
       >"$tmp/study.log" 2>&1 && grep -q "platform \`calibrated\`" "$tmp/study/report.md"; then
       echo "ok   scale_sim.sh --calibration $file: $(grep -c '^calibrated,' \
