@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "../common/error.hpp"
+#include "../common/network.hpp"
+
 namespace lenet {
 namespace {
 
@@ -32,10 +35,10 @@ std::string shown(const char* text) {
 MpiComm::MpiComm(MPI_Comm comm) : comm_(comm) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
-  MPI_Comm node;
-  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  MPI_Comm_size(node, &node_size_);
-  MPI_Comm_free(&node);
+  // Key 0: a node's ranks keep their order, so its reader is its lowest rank.
+  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_);
+  MPI_Comm_rank(node_, &node_rank_);
+  MPI_Comm_size(node_, &node_size_);
   // Every rank's host name, fixed-width, to every rank; the hosts are the distinct names.
   std::vector<char> names(static_cast<size_t>(size_) * MPI_MAX_PROCESSOR_NAME, '\0');
   char mine[MPI_MAX_PROCESSOR_NAME] = {};
@@ -47,6 +50,61 @@ MpiComm::MpiComm(MPI_Comm comm) : comm_(comm) {
   for (int r = 0; r < size_; ++r)
     distinct.insert(names.data() + static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME);
   hosts_ = static_cast<int>(distinct.size());
+}
+
+MpiComm::~MpiComm() {
+  MPI_Comm_free(&node_);
+}
+
+Dataset MpiComm::load(const std::string& dir, const std::string& prefix) {
+  // The node's ranks that name the same folder share one read (ranks given other folders, a
+  // stale copy say, read their own: bind_data then compares what every rank holds).
+  MPI_Comm group;
+  MPI_Comm_split(node_, static_cast<int>(fingerprint(dir) & 0x3fffffff), node_rank_, &group);
+  int group_rank = 0;
+  MPI_Comm_rank(group, &group_rank);
+  const int reader = group_rank == 0;
+  MPI_Allreduce(&reader, &readers_, 1, MPI_INT, MPI_SUM, comm_);
+  Dataset d;
+  // The reader's outcome first (ok, image count, exit code, path length): when it failed, the
+  // group's other ranks learn it here instead of waiting for data that never comes.
+  long long head[4] = {0, 0, 1, 0};
+  std::string error;
+  if (reader) {
+    try {
+      d = load_split(dir, prefix);
+      head[0] = 1;
+      head[1] = d.count;
+      head[3] = static_cast<long long>(d.images_path.size());
+    } catch (const Error& e) {
+      error = e.what();
+      head[2] = e.exit_code();
+    } catch (const std::exception& e) {  // out of memory, say: the group must still hear of it
+      error = std::string("reading ") + dir + ": " + e.what();
+    }
+  }
+  MPI_Bcast(head, 4, MPI_LONG_LONG, 0, group);
+  if (head[0]) {
+    if (!reader) {
+      d.count = static_cast<int>(head[1]);
+      d.images_path.resize(static_cast<size_t>(head[3]));
+      d.pixels.resize(static_cast<size_t>(d.count) * kImageSize);
+      d.labels.resize(static_cast<size_t>(d.count));
+    }
+    MPI_Bcast(d.images_path.data(), static_cast<int>(head[3]), MPI_CHAR, 0, group);
+    MPI_Bcast(d.pixels.data(), static_cast<int>(d.pixels.size()), MPI_UINT8_T, 0, group);
+    MPI_Bcast(d.labels.data(), d.count, MPI_UINT8_T, 0, group);
+  }
+  MPI_Comm_free(&group);
+  // The reader, its group's lowest rank, is the one collective() lets speak.
+  if (!head[0]) throw Error(reader ? error : "its reader failed", static_cast<int>(head[2]));
+  return d;
+}
+
+std::string MpiComm::data_readers() const {
+  if (readers_ == size_) return "every rank";
+  return std::to_string(readers_) + " of " + std::to_string(size_) +
+         " ranks, one per node (the others got the data over MPI_Bcast)";
 }
 
 int MpiComm::first_failure(bool ok) {

@@ -13,6 +13,9 @@ namespace lenet {
 class MpiComm final : public Comm {
  public:
   explicit MpiComm(MPI_Comm comm = MPI_COMM_WORLD);
+  ~MpiComm() override;
+  MpiComm(const MpiComm&) = delete;
+  MpiComm& operator=(const MpiComm&) = delete;
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -20,6 +23,12 @@ class MpiComm final : public Comm {
   int first_failure(bool ok) override;
   // One MPI_Allreduce when the ranks agree; an MPI_Gather more to name the values when not.
   std::string first_disagreement(const OptionValues& options) override;
+  // The lowest rank of each node reads the files and sends the data to the node's other ranks
+  // that name the same folder (MPI_Bcast inside the node: shared memory), so that a job reads
+  // the data set once per node, not once per rank, from its file system. Each rank still holds
+  // a copy.
+  Dataset load(const std::string& dir, const std::string& prefix) override;
+  std::string data_readers() const override;
 
   MPI_Comm handle() const { return comm_; }
   // The ranks on this rank's node (which share its cores): found once, when all ranks build
@@ -30,7 +39,8 @@ class MpiComm final : public Comm {
 
  private:
   MPI_Comm comm_;
-  int rank_ = 0, size_ = 1, node_size_ = 1, hosts_ = 1;
+  MPI_Comm node_;  // this rank's node: the ranks that share its memory
+  int rank_ = 0, size_ = 1, node_rank_ = 0, node_size_ = 1, hosts_ = 1, readers_ = 1;
 };
 
 // Comm::first_disagreement over `comm`, for any list of values that must match on every rank

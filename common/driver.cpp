@@ -163,9 +163,18 @@ class Run {
       if (!opts_.csv_path.empty()) check_writable(opts_.csv_path, "--csv");
       if (!opts_.verify_path.empty()) reference_ = read_input(opts_.verify_path, "--verify").params;
     });
+    // Each file set in a phase of its own: loading is collective for MPI (a node's ranks share
+    // one read), so every rank must learn of a failure before the next load.
+    const double t0 = now_seconds();
+    collective(comm_, [&] { train_ = comm_.load(opts_.data_dir, "train"); });
+    collective(comm_, [&] { test_ = comm_.load(opts_.data_dir, "t10k"); });
+    collective(comm_, [&] {
+      apply_limit(train_, opts_.train_limit, "--train-limit");
+      apply_limit(test_, opts_.test_limit, "--test-limit");
+    });
+    result_.load_seconds = now_seconds() - t0;
     std::vector<float> params;
     collective(comm_, [&] {
-      // The checkpoints before the data: they are small, the data may take seconds.
       Checkpoint ck;
       if (!opts_.resume_path.empty()) {
         ck = read_input(opts_.resume_path, "--resume");
@@ -177,12 +186,6 @@ class Run {
       } else if (!opts_.load_path.empty()) {
         ck = read_input(opts_.load_path, "--load");
       }
-      const double t0 = now_seconds();
-      train_ = load_split(opts_.data_dir, "train");
-      test_ = load_split(opts_.data_dir, "t10k");
-      apply_limit(train_, opts_.train_limit, "--train-limit");
-      apply_limit(test_, opts_.test_limit, "--test-limit");
-      result_.load_seconds = now_seconds() - t0;
       result_.start = "seed init";
       if (opts_.save_every > 0 || !opts_.resume_path.empty()) train_crc_ = dataset_crc(train_);
       if (!opts_.resume_path.empty()) {
@@ -202,7 +205,7 @@ class Run {
     });
     result_.train_images = train_.count;
     result_.test_images = test_.count;
-    result_.info = backend_->info();
+    read_info();
     if (say_) {
       std::printf("%s: %s, %d train / %d test images from %s, load %.2f s%s\n",
                   spec_.program.c_str(), result_.info.kernels.c_str(), train_.count, test_.count,
@@ -297,12 +300,19 @@ class Run {
     });
   }
 
+  // The backend's description for the summary, and who read the data.
+  void read_info() {
+    result_.info = backend_->info();
+    if (const std::string readers = comm_.data_readers(); !readers.empty())
+      result_.info.extra.emplace_back("Data read by", readers);
+  }
+
   int finish() {
     result_.params = backend_->get_params();
     result_.times = backend_->times();
     // Again, now that the run is over: what the backend measured during it (MPI's compute and
     // communication per step, whether the ranks agree) is in the info only now.
-    result_.info = backend_->info();
+    read_info();
     result_.eval = backend_->evaluate();
     bool verified = true;
     if (!opts_.verify_path.empty()) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "dataset.hpp"
 #include "options.hpp"
 
 namespace lenet {
@@ -30,6 +31,14 @@ class Comm {
   // "--batch: 32 on rank 0, 64 on rank 1" (on rank 0; other ranks may get any non-empty text),
   // or "" when every rank has the same values. `options` names the same flags on every rank.
   virtual std::string first_disagreement(const OptionValues& /*options*/) { return ""; }
+  // `prefix` ("train" or "t10k") of the data in dir (load_split). MPI reads it once per node and
+  // sends it to the node's other ranks: collective there (every rank calls it, then
+  // first_failure), and every rank that shares a read throws when its reader failed.
+  virtual Dataset load(const std::string& dir, const std::string& prefix) {
+    return load_split(dir, prefix);
+  }
+  // Who read the data files, for the summary block ("" where one process did).
+  virtual std::string data_readers() const { return ""; }
 };
 
 struct BackendSpec {

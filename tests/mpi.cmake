@@ -42,7 +42,12 @@ add_test(NAME "mpi: ranks given different options all stop"
 add_test(NAME "mpi: lenet-mpi-pingpong measures the link"
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
           bash ${CMAKE_CURRENT_SOURCE_DIR}/pingpong_test.sh $<TARGET_FILE:lenet-mpi-pingpong>)
-list(APPEND _mpi_tests "cli: lenet-mpi rejects bad input (2 ranks)"
+add_test(NAME "mpi: 4 ranks of one node read the data once"
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
+          bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_data_once.sh $<TARGET_FILE:lenet-mpi>
+          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
+list(APPEND _mpi_tests "mpi: 4 ranks of one node read the data once"
+  "cli: lenet-mpi rejects bad input (2 ranks)"
   "mpi: a failing rank stops every rank" "mpi: ranks given different options all stop"
   "mpi: lenet-mpi-pingpong measures the link")
 
