@@ -196,5 +196,5 @@ for plat in "${platform_list[@]}"; do
   done
 done
 rm -f "$out/run.csv" "$out/run.log" "$out/point" "$out/hosts"
-"$py" "${REPO_ROOT}/reports/scaling.py" "$csv_out" "$out" "$epoch_images"
+report scaling "$csv_out" "$out" "$epoch_images"
 say "done in $((SECONDS - start)) s: $out/report.md, $out/sim.csv, $out/*.png"

@@ -45,7 +45,7 @@ done
 require_built "$bin/backend_serial/lenet-serial"
 require_data "$data"
 positive --repeats "$repeats"
-python=$(plot_python)
+plot_python >/dev/null  # no matplotlib: stop now, not after the runs
 torch_python=""
 if [[ $torch -eq 1 ]]; then torch_python=$(python_with torch) || true; fi
 out=${out:-$root/results/$(date +%Y%m%d-%H%M%S)-$(hostname -s)}
@@ -151,7 +151,7 @@ for B in "${batch_list[@]}"; do
   fi
 done
 
-"$python" "$root/reports/compare.py" --runs "$runs" --timing "$timing" --out "$out" \
-  --title "$(basename "$data"), $epochs epoch(s), $(hostname -s), $cores cores" || failed=1
+report compare --runs "$runs" --timing "$timing" --out "$out" \
+  --title "$(basename "$data"), $epochs epoch(s)" || failed=1
 say "wrote $out/summary.md, runs.csv and plots; $(load_note)"
 [[ $failed -eq 0 ]] || { echo "compare.sh: some runs FAILED verification or did not run (see $out/summary.md, $log)" >&2; exit 1; }

@@ -2,6 +2,8 @@
 #   PROG="omp_sweep.sh"; source "$SCRIPT_DIR/../run_scripts/lib.sh"
 # Errors go to stderr as one line "PROG: error: ..." with exit code 2, like the executables'.
 
+LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd) # the repository
+
 die() {
   echo "${PROG}: error: $*" >&2
   exit 2
@@ -73,6 +75,15 @@ python_with() {
 plot_python() {
   python_with matplotlib || die "no python3 that can import matplotlib (tried" \
     "$(command -v python3 || echo "python3 on PATH"), /usr/bin/python3): apt-get install python3-matplotlib"
+}
+
+# report NAME ARGS...: one of the reports of reports/ (python3 -m reports NAME ARGS), run by
+# plot_python's python3. Call plot_python once before a long sweep, so that a missing
+# matplotlib stops it before the runs rather than after.
+report() {
+  local python
+  python=$(plot_python) || exit 2
+  PYTHONPATH="$LIB_ROOT${PYTHONPATH:+:$PYTHONPATH}" "$python" -m reports "$@"
 }
 
 # require_data DIR: the --data directory must exist.
