@@ -80,14 +80,16 @@ def serial_time(summary, kernels, batch):
 
 def table(summary, title):
     lines = [f"# Comparison: {title}", "",
-             "Median seconds per epoch (training loop only); speedup against lenet-serial with "
+             "Median seconds per epoch (training loop only) of each configuration's runs (the "
+             "runs column; compare.sh's live lines show each run and the same median); speedup "
+             "against lenet-serial with "
              "the same kernel tier and batch, measured in the same session; efficiency = "
              "speedup / (threads x ranks); max |param - serial| against the serial run of the "
              "same batch and tier (CUDA, PyTorch and the peers tiny-dnn and dlib: the `ref` tier).",
              "",
-             "| backend | configuration | batch | s/epoch | images/s | speedup | efficiency | "
-             "test acc % | max abs diff | bit-identical | verified |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| backend | configuration | batch | runs | median s/epoch | images/s | speedup | "
+             "efficiency | test acc % | max abs diff | bit-identical | verified |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for key in sorted(summary, key=lambda k: (k[6], k[0] != "serial", k[0], k[1], k[2], k[4],
                                               k[3])):
         s = summary[key]
@@ -99,17 +101,16 @@ def table(summary, title):
         if key[0] in PEERS:
             status = "not comparable bit for bit"
         lines.append(
-            f"| {key[0]} | {label(key)} | {key[6]} | {s['seconds']:.4f} | "
+            f"| {key[0]} | {label(key)} | {key[6]} | {s['runs']} | {s['seconds']:.4f} | "
             f"{s['images_per_s']:.0f} | {speedup:.2f} | {speedup / workers:.2f} | "
             f"{s['accuracy']:.2f} | {s['max_abs'] or '-'} | {s['identical'] or '-'} | {status} |")
     return "\n".join(lines) + "\n"
 
 
 def subtitle(rows, title):
-    """What every plot says under its question: the caller's title (data set, epochs), the
-    machine from the CSV's host column and how each point was measured."""
-    repeats = max(s["runs"] for s in summarise(rows).values())
-    return f"{title + ', ' if title else ''}on {runs.machine(rows)}; median of {repeats} repeat(s)"
+    """What every plot says under its question: the caller's title (data set, epochs) and the
+    machine, from the CSV's host column."""
+    return f"{title + ', ' if title else ''}on {runs.machine(rows)}"
 
 
 def speedup_plot(summary, backend, axis, path, subtitle):
@@ -232,18 +233,20 @@ def main(argv=None):
     summary = summarise(rows)
     md = table(summary, a.title)
     sub = subtitle(rows, a.title)
+    medians = f"{sub}; median of {max(s['runs'] for s in summary.values())} run(s) a point"
     plots = []
-    if speedup_plot(summary, "openmp", "threads", f"{a.out}/speedup_threads.png", sub):
+    if speedup_plot(summary, "openmp", "threads", f"{a.out}/speedup_threads.png", medians):
         plots.append("speedup_threads.png")
-    if speedup_plot(summary, "mpi", "ranks", f"{a.out}/speedup_ranks.png", sub):
+    if speedup_plot(summary, "mpi", "ranks", f"{a.out}/speedup_ranks.png", medians):
         plots.append("speedup_ranks.png")
     timing_rows = runs.read(a.timing, COLUMNS, prog=PROG, allow_empty=True) if a.timing and \
         os.path.exists(a.timing) else []
     for b in sorted({int(r["batch"]) for r in timing_rows}):
-        if breakdown_plot(timing_rows, f"{a.out}/breakdown_B{b}.png", sub, b):
+        if breakdown_plot(timing_rows, f"{a.out}/breakdown_B{b}.png",
+                          f"{sub}; one --timing run a configuration", b):
             plots.append(f"breakdown_B{b}.png")
     epochs = "/".join(sorted({r["epochs"] for r in rows}, key=int))
-    if batch_plot(summary, f"{a.out}/batch.png", sub, epochs):
+    if batch_plot(summary, f"{a.out}/batch.png", medians, epochs):
         plots.append("batch.png")
     md += "\n" + "\n".join(f"![{p}]({p})" for p in plots) + "\n"
     write_text(f"{a.out}/summary.md", md)
