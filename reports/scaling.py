@@ -7,6 +7,7 @@ Speedup is against P = 1 of the same platform, algorithm and series: for strong 
 ratio of seconds per epoch, for weak scaling the ratio of images per second (B grows with P).
 """
 import argparse
+import math
 from collections import defaultdict
 
 from . import runs
@@ -100,6 +101,10 @@ def main(argv=None):
         ax.set_yscale("log", base=2)
         ticks = sorted({p for k in keys for p in curves[k]})
         ax.set_xticks(ticks)
+        low, high = ax.get_ylim()  # every power of 2 on the speedup axis too
+        ax.set_yticks([2.0 ** k for k in range(math.floor(math.log2(low)),
+                                               math.ceil(math.log2(high)) + 1)])
+        ax.set_ylim(low, high)
         plain_numbers(ax.xaxis)
         plain_numbers(ax.yaxis)
         ax.set_xlabel("ranks P (simulated hosts, one rank each)")
