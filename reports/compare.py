@@ -22,8 +22,6 @@ PROG = "reports compare"
 PEERS = ("tiny-dnn", "dlib")
 LAYERS = ["c1_forward", "s1_forward", "f_forward", "f_backward", "s1_backward", "c1_backward",
           "reduce", "update", "comm_seconds"]
-
-
 # The columns this report reads: a CSV without one is refused, naming it.
 COLUMNS = ("backend", "kernels", "strategy", "threads", "ranks", "device", "batch", "epochs",
            "seconds_per_epoch", "images_per_s", "test_accuracy", "verification", "host")
@@ -230,6 +228,7 @@ def main(argv=None):
     ap.add_argument("--title", default="", help="what was run (data set, epochs), for the titles")
     a = ap.parse_args(argv)
     rows = runs.read(a.runs, COLUMNS, prog=PROG)
+    os.makedirs(a.out, exist_ok=True)
     summary = summarise(rows)
     md = table(summary, a.title)
     sub = subtitle(rows, a.title)
@@ -239,8 +238,9 @@ def main(argv=None):
         plots.append("speedup_threads.png")
     if speedup_plot(summary, "mpi", "ranks", f"{a.out}/speedup_ranks.png", medians):
         plots.append("speedup_ranks.png")
-    timing_rows = runs.read(a.timing, COLUMNS, prog=PROG, allow_empty=True) if a.timing and \
-        os.path.exists(a.timing) else []
+    timing_rows = []  # none where every point was untimed (the peers)
+    if a.timing and os.path.exists(a.timing):
+        timing_rows = runs.read(a.timing, COLUMNS, prog=PROG, allow_empty=True)
     for b in sorted({int(r["batch"]) for r in timing_rows}):
         if breakdown_plot(timing_rows, f"{a.out}/breakdown_B{b}.png",
                           f"{sub}; one --timing run a configuration", b):

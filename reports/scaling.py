@@ -8,6 +8,7 @@ ratio of seconds per epoch, for weak scaling the ratio of images per second (B g
 """
 import argparse
 import math
+import os
 from collections import defaultdict
 
 from . import runs
@@ -33,6 +34,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     out, epoch_images = a.out, a.epoch_images
     rows = runs.read(a.sim_csv, COLUMNS, prog=PROG)
+    os.makedirs(out, exist_ok=True)
     curves = defaultdict(dict)  # (platform, algorithm, series) -> {P: row}
     for r in rows:
         curves[(r["platform"], r["algorithm"], r["series"])][int(r["ranks"])] = r
@@ -88,8 +90,9 @@ def main(argv=None):
         for key in keys:
             ps = sorted(curves[key])
             top = max(top, ps[-1])
-            ax.plot(ps, [speedup(key, p) for p in ps], styles[algorithms.index(key[1]) % len(styles)],
-                    ms=4, color=palette[platforms.index(key[0]) % len(palette)])
+            ax.plot(ps, [speedup(key, p) for p in ps],
+                    styles[algorithms.index(key[1]) % len(styles)], ms=4,
+                    color=palette[platforms.index(key[0]) % len(palette)])
         handles = [ax.plot([], [], "k:", lw=1, label="ideal (speedup = P)")[0]]
         handles += [ax.plot([], [], "-", lw=3, color=palette[i % len(palette)], label=plat)[0]
                     for i, plat in enumerate(platforms) if any(k[0] == plat for k in keys)]

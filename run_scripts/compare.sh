@@ -109,7 +109,10 @@ point() {
     "$(printf '%s\n' "${verdicts[@]}" | sort -u | paste -sd /)"
 }
 # median X...: the middle value (the mean of the middle two for an even count), as the report's.
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2 }'; }
+median() {
+  printf '%s\n' "$@" | sort -g |
+    awk '{ v[NR] = $1 } END { print (v[int((NR + 1) / 2)] + v[int(NR / 2) + 1]) / 2 }'
+}
 
 cuda="$bin/backend_cuda/lenet-cuda" cuda_ok=0
 if [[ -x $cuda ]] && "$cuda" --data "$data" --epochs 0 --quiet >/dev/null 2>&1; then cuda_ok=1; fi
@@ -202,7 +205,8 @@ planning=1
 every_point
 planning=0
 torch_note=""
-((planned_torch == 0)) || torch_note=", plus $planned_torch PyTorch runs (a few seconds each; not in the estimate)"
+((planned_torch == 0)) ||
+  torch_note=", plus $planned_torch PyTorch runs (a few seconds each; not in the estimate)"
 say "$planned runs: $(estimate $((planned - planned_torch)))$torch_note"
 say "each point: its $repeats repeats' seconds per epoch, then their median (the table's figure)"
 start=$SECONDS
@@ -210,5 +214,6 @@ every_point
 
 report compare --runs "$runs" --timing "$timing" --out "$out" \
   --title "$(basename "$data"), $epochs epoch(s)" || failed=1
-say "wrote $out/summary.md, runs.csv and plots; $planned runs in $((SECONDS - start)) s; $(load_note)"
+say "wrote $out/summary.md, runs.csv and plots; $planned runs in $((SECONDS - start)) s;" \
+  "$(load_note)"
 [[ $failed -eq 0 ]] || { echo "compare.sh: some runs FAILED verification or did not run (see $out/summary.md, $log)" >&2; exit 1; }

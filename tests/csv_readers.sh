@@ -18,19 +18,25 @@ fail() {
   echo "FAIL: $*"
   failures=$((failures + 1))
 }
+stop() {
+  echo "FAIL: $*"
+  exit 1
+}
 
 "$serial" --data "$data" --epochs 1 --batch 8 --lr 0.3 --csv "$tmp/real.csv" --quiet >/dev/null ||
-  { echo "FAIL: lenet-serial --csv did not run"; exit 1; }
+  stop "lenet-serial --csv did not run"
 # The real row's device is "cpu": no comma, so splitting at commas reads it right, and gives the
 # values every reader must find in the altered row.
 header=$(head -n 1 "$tmp/real.csv") row=$(tail -n 1 "$tmp/real.csv")
 IFS=, read -ra names <<<"$header"
 IFS=, read -ra values <<<"$row"
-[[ ${#names[@]} -eq ${#values[@]} ]] || { echo "FAIL: the real row has ${#values[@]} fields, the header ${#names[@]}"; exit 1; }
+[[ ${#names[@]} -eq ${#values[@]} ]] ||
+  stop "the real row has ${#values[@]} fields, the header ${#names[@]}"
 declare -A want
 for i in "${!names[@]}"; do want[${names[i]}]=${values[i]}; done
-[[ ${want[device]} == '"cpu"' ]] || { echo "FAIL: lenet-serial's device field is ${want[device]}, not \"cpu\""; exit 1; }
-# After the device: one column next to it, the checksum's, and the last.
+[[ ${want[device]} == '"cpu"' ]] ||
+  stop "lenet-serial's device field is ${want[device]}, not \"cpu\""
+# Columns after the device: the next one, the parameter CRC-32, the time and the last.
 checked=(batch param_crc32 seconds_per_epoch hosts)
 
 device='GPU 0: NVIDIA A100, 80GB "SXM"'
@@ -39,7 +45,7 @@ quoted='"GPU 0: NVIDIA A100, 80GB ""SXM"""' # RFC 4180: quoted, the inner quotes
   echo "$header"
   echo "${row/,\"cpu\",/,$quoted,}"
 } >"$tmp/gpu.csv"
-grep -qF "$quoted" "$tmp/gpu.csv" || { echo "FAIL: could not put the GPU device into the row"; exit 1; }
+grep -qF "$quoted" "$tmp/gpu.csv" || stop "could not put the GPU device into the row"
 echo "row: $(tail -n 1 "$tmp/gpu.csv" | cut -c1-110)..."
 
 # check READER COLUMN GOT: GOT must be the real row's value (the device: the GPU's name).
@@ -86,7 +92,8 @@ elif [[ $err == *"$tmp/gpu.csv"*no_such_column* ]]; then
 else
   fail "lib.sh csv_get on a missing column said '$err'"
 fi
-err=$(PYTHONPATH="$root" "$python" -c 'import sys; from reports import runs; runs.read(sys.argv[1], ["no_such_column"])' "$tmp/gpu.csv" 2>&1)
+missing='import sys; from reports import runs; runs.read(sys.argv[1], ["no_such_column"])'
+err=$(PYTHONPATH="$root" "$python" -c "$missing" "$tmp/gpu.csv" 2>&1)
 status=$?
 if [[ $status -ne 0 && $err == *"$tmp/gpu.csv"*no_such_column* && $(wc -l <<<"$err") -eq 1 ]]; then
   echo "ok   reports/runs.py: $err"
