@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Turns bandwidth_sweep.sh's measurements into a Markdown table and a plot, with the cost
 model of docs/multihost.md beside each measured point.
 

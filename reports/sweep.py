@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Turns a scaling sweep's CSV (the rows the executables append with --csv) into a Markdown
 table and a speedup plot. Used by omp_sweep.sh (x = threads) and the MPI sweep (x = ranks).
 
