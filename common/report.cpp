@@ -56,6 +56,13 @@ std::string env_or_empty(const char* name) {
   return value ? value : "";
 }
 
+// A CSV field in quotes, a quote inside doubled (RFC 4180): device names may hold both.
+std::string csv_quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? "\"\"" : std::string(1, c);
+  return out + '"';
+}
+
 }  // namespace
 
 double param_checksum(const std::vector<float>& params) {
@@ -165,9 +172,9 @@ void append_csv(const std::string& path, const RunResult& r) {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   const BackendInfo& b = r.info;
-  // The device name may hold commas (GPU names); quote it.
+  // The device name may hold commas and quotes (GPU names); quote it.
   row << stamp << ',' << b.name << ',' << b.kernels << ',' << b.strategy << ',' << b.threads << ','
-      << b.ranks << ",\"" << b.device << "\"," << r.opts.batch << ',' << fmt("%g", r.opts.lr) << ','
+      << b.ranks << ',' << csv_quoted(b.device) << ',' << r.opts.batch << ',' << fmt("%g", r.opts.lr) << ','
       << r.opts.seed << ',' << r.opts.epochs << ',' << r.train_images << ',' << r.test_images << ','
       << fmt("%.6f", r.seconds_per_epoch()) << ',' << fmt("%.1f", r.images_per_second()) << ','
       << fmt("%.3f", r.images_per_second() * kFlopsPerSample * 1e-9) << ','

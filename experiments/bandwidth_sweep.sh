@@ -78,7 +78,7 @@ mpi="${build_dir}/backend_mpi/lenet-mpi"
 pingpong="${build_dir}/backend_mpi/lenet-mpi-pingpong"
 require_built "$serial" "$mpi" "$pingpong"
 require_data "$data_dir"
-python=$(plot_python)
+plot_python >/dev/null  # no matplotlib: stop now, not after the runs
 IFS=, read -ra rate_list <<<"$rates"
 IFS=, read -ra batch_list <<<"$batches"
 for b in "${batch_list[@]}"; do positive --batches "$b"; done
@@ -158,6 +158,6 @@ note="$(nproc) cores, load average $load_start at the start and $(cut -d' ' -f1 
 images=$train_limit
 [[ $images -ne 0 ]] || images=all
 note+=" the end; $images training images of $(basename "$data_dir"), $repeats repeats."
-"$python" "${REPO_ROOT}/reports/bandwidth.py" --runs "$runs" --network "$network" \
+report bandwidth --runs "$runs" --network "$network" \
   --hosts "$hosts" --out "${out_dir}/report" --note "$note"
 say "done: $out_dir/report.md and $out_dir/report.png"

@@ -28,7 +28,7 @@ cuda="$bin/backend_cuda/lenet-cuda" serial="$bin/backend_serial/lenet-serial"
 require_built "$cuda" "$serial"
 require_data "$data"
 positive --repeats "$repeats"
-python=$(plot_python)
+plot_python >/dev/null  # no matplotlib: stop now, not after the runs
 # One-line reason and exit code 2 where there is no usable GPU.
 "$cuda" --data "$data" --device "$device" --epochs 0 --quiet >/dev/null
 out=${out:-$root/results/gpu-$(date +%Y%m%d-%H%M%S)}
@@ -103,7 +103,7 @@ done
 # The report exits 1 when a run failed verification, after writing summary.md; any other
 # failure leaves no summary behind, and then this says so.
 rm -f "$out/summary.md"
-"$python" "$root/reports/compare.py" --runs "$runs" --out "$out" \
+report compare --runs "$runs" --out "$out" \
   --title "$(basename "$data"), GPU $device" >>"$log" 2>&1 || failed=1
 if [[ -s $out/summary.md ]]; then
   say "wrote $out/summary.md and runs.csv"

@@ -137,7 +137,7 @@ done
       # Stopped before its report (its time limit): the runs that did finish.
       echo "PARTIAL: the step did not finish; the runs that did:"
       echo
-      "$(plot_python)" "$root/reports/compare.py" --runs "$out/bench-$b/runs.csv" \
+      report compare --runs "$out/bench-$b/runs.csv" \
         --out "$out/bench-$b" --title "partial" >>"$log" 2>&1
       cat "$out/bench-$b/summary.md" 2>/dev/null || echo "(no report could be made)"
     else

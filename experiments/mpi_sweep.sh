@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # mpi_sweep.sh: the MPI scaling sweep. Runs lenet-serial (the baseline) and lenet-mpi at 1, 2, 4
 # ranks, each point --repeats times, collects one CSV row per run, and writes a Markdown table
-# and a speedup plot with reports/sweep.py, plus the communication share of each
-# point. See --help.
+# and a speedup plot with the sweep report (reports/sweep.py), with the communication share of
+# each point. See --help.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -86,7 +86,7 @@ serial="${build_dir}/backend_serial/lenet-serial"
 mpi="${build_dir}/backend_mpi/lenet-mpi"
 require_built "$serial" "$mpi"
 require_data "$data_dir"
-python=$(plot_python)
+plot_python >/dev/null  # no matplotlib: stop now, not after the runs
 IFS=, read -ra rank_list <<<"$ranks"
 IFS=, read -ra batch_list <<<"$batches"
 for p in "${rank_list[@]}"; do positive --ranks "$p"; done
@@ -154,31 +154,5 @@ done
 
 say "$(load_note)"
 title="lenet-mpi ($threads thread(s) per rank) vs lenet-serial, $(basename "$data_dir"), $cores cores"
-"$python" "$REPO_ROOT/reports/sweep.py" --csv "$csv" --x ranks --out "$out_dir/report" \
-  --title "$title"
-
-# The report's table has no communication column: add one per point, median over the repeats.
-# comm_seconds is the slowest rank's time inside the step's collective (waiting included), over
-# all epochs; seconds_per_epoch is the wall time of an epoch.
-"$python" - "$csv" "$cores" >>"$out_dir/report.md" <<'EOF'
-import csv, statistics, sys
-from collections import defaultdict
-rows, cores = list(csv.DictReader(open(sys.argv[1]))), int(sys.argv[2])
-points = defaultdict(list)
-for r in rows:
-    if r["backend"] == "mpi":
-        key = (r["strategy"], r["kernels"], int(r["batch"]), int(r["ranks"]), int(r["threads"]))
-        points[key].append(r)
-print("\n## Compute and communication\n")
-print("Per epoch, median over the repeats. Communication: the slowest rank's time inside the "
-      "step's collective, waiting for the other ranks included.\n")
-print("| mode | kernels | B | ranks | threads | s/epoch | compute s | comm s | comm share | note |")
-print("|---|---|---|---|---|---|---|---|---|---|")
-for (strategy, kernels, batch, ranks, threads), rs in sorted(points.items()):
-    total = statistics.median(float(r["seconds_per_epoch"]) for r in rs)
-    comm = statistics.median(float(r["comm_seconds"]) / int(r["epochs"]) for r in rs)
-    note = "oversubscribed" if ranks * threads > cores else ""
-    print(f"| {strategy} | {kernels} | {batch} | {ranks} | {threads} | {total:.3f} | "
-          f"{total - comm:.3f} | {comm:.3f} | {100 * comm / total:.0f}% | {note} |")
-EOF
+report sweep --csv "$csv" --x ranks --cores "$cores" --out "$out_dir/report" --title "$title"
 say "done: $out_dir/report.md and $out_dir/report.png"

@@ -10,7 +10,7 @@ set -eEuo pipefail
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "${SCRIPT_DIR}/.." && pwd)"
 PROG="multihost.sh"
-source "${SCRIPT_DIR}/../run_scripts/lib.sh"
+source "${REPO_ROOT}/run_scripts/lib.sh" # say, die, need, positive, csv_get
 # Given to mpirun as "sh AGENT" (so it needs no execute bit), which Open MPI splits at spaces.
 AGENT="${SCRIPT_DIR}/multihost_agent.sh"
 # Every name this script makes starts with this; --cleanup finds leftovers by it. The agent
@@ -24,7 +24,8 @@ Usage: bash experiments/multihost.sh [options] [-- lenet-mpi flags...]
 Makes --hosts network namespaces ("hosts") joined by a switch, writes a hostfile, runs
   mpirun -np HOSTS*RANKS lenet-mpi --exact FLAGS...
 across them over TCP (nothing else: no shared memory between hosts), then runs lenet-serial
-with the same FLAGS and checks that the two Param CRC-32 lines are equal. Must run as root.
+with the same FLAGS and checks that the parameter CRC-32s of their CSV rows (param_crc32; --csv
+FILE among the FLAGS, else a file of its own) are equal. Must run as root.
 
   --hosts H             hosts (default: 2)
   --ranks-per-host R    ranks on each host (default: 1)
@@ -308,7 +309,20 @@ mca=(
 )
 launch=(mpirun --hostfile "$hostfile" -np "$ranks" --bind-to none "${mca[@]}")
 mpi_flags=("${lenet_flags[@]}")
-[[ $check -eq 0 ]] || mpi_flags+=(--exact)
+# The check reads each run's parameter CRC-32 from its CSV row (param_crc32): the --csv FILE of
+# the flags, else one of its own.
+csv="" own_csv=()
+for ((i = 0; i < ${#lenet_flags[@]}; ++i)); do
+  case "${lenet_flags[i]}" in
+    --csv) csv=${lenet_flags[i + 1]:-} ;;
+    --csv=*) csv=${lenet_flags[i]#--csv=} ;;
+  esac
+done
+if [[ $check -eq 1 ]]; then
+  mpi_flags+=(--exact)
+  [[ -n $csv ]] || { csv="${run_dir}/runs.csv"; own_csv=(--csv "$csv"); }
+  mpi_flags+=("${own_csv[@]}")
+fi
 
 say "hosts: $hosts namespaces, $ranks_per_host rank(s) each, switch $switch_ns, subnet $cidr"
 for ((i = 1; i <= hosts; ++i)); do say "  $(host_ns "$i")  ${subnet}.${i}"; done
@@ -348,7 +362,8 @@ done
 [[ $check -eq 1 ]] || exit 0
 
 # --- The check: lenet-serial, same flags (but not --threads, an MPI flag), same CRC-32. ---
-serial_flags=()
+mpi_crc=$(csv_get "$csv" param_crc32) || true
+serial_flags=("${own_csv[@]}")
 for ((i = 0; i < ${#lenet_flags[@]}; ++i)); do
   case "${lenet_flags[i]}" in
     --threads) i=$((i + 1)) ;;
@@ -367,9 +382,7 @@ child=""
   say "lenet-serial failed (status $serial_status)"
   exit "$serial_status"
 }
-crc() { sed -n 's/^ *Param CRC-32 *= *\([0-9a-f]*\).*/\1/p' "$1"; }
-mpi_crc=$(crc "$mpi_log")
-serial_crc=$(crc "$serial_log")
+serial_crc=$(csv_get "$csv" param_crc32) || true
 if [[ -n "$mpi_crc" && "$mpi_crc" == "$serial_crc" ]]; then
   say "PASS: Param CRC-32 $mpi_crc on $hosts hosts x $ranks_per_host rank(s) = lenet-serial's (bit-identical)"
   exit 0

@@ -75,7 +75,7 @@ serial="${build_dir}/backend_serial/lenet-serial"
 openmp="${build_dir}/backend_openmp/lenet-openmp"
 require_built "$serial" "$openmp"
 require_data "$data_dir"
-python=$(plot_python)
+plot_python >/dev/null  # no matplotlib: stop now, not after the runs
 IFS=, read -ra batch_list <<<"$batches"
 IFS=, read -ra strategy_list <<<"$strategies"
 for b in "${batch_list[@]}"; do positive --batches "$b"; done
@@ -137,6 +137,6 @@ for ((r = 1; r <= repeats; ++r)); do
 done
 
 say "$(load_note)"
-"$python" "$REPO_ROOT/reports/sweep.py" --csv "$csv" --x threads --out "$out_dir/report" \
+report sweep --csv "$csv" --x threads --out "$out_dir/report" \
   --title "lenet-openmp vs lenet-serial, $(basename "$data_dir"), $(nproc) cores"
 say "done: $out_dir/report.md and $out_dir/report.png"

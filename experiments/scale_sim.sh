@@ -286,7 +286,7 @@ EOF
     done
   done
   rm -f "$out/run.csv" "$out/run.log" "$out/point" "$out/hosts"
-  "$py" "${REPO_ROOT}/reports/shapes.py" "$shapes_csv" "$out" "$epoch_images" "$loop_from"
+  report shapes "$shapes_csv" "$out" "$epoch_images" "$loop_from"
   say "done in $((SECONDS - start)) s: $out/shapes.md, $shapes_csv, $out/shapes-*.png"
   exit 0
 fi
@@ -327,7 +327,7 @@ for plat in "${platform_list[@]}"; do
   done
 done
 rm -f "$out/run.csv" "$out/run.log" "$out/point" "$out/hosts"
-"$py" "${REPO_ROOT}/reports/scaling.py" "$csv_out" "$out" "$epoch_images"
+report scaling "$csv_out" "$out" "$epoch_images"
 # The figures the study used, below its tables.
 {
   echo

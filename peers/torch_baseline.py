@@ -199,7 +199,9 @@ def main():
                   "bit_identical,c1_forward,s1_forward,f_forward,f_backward,s1_backward,"
                   "c1_backward,reduce,update,host,slurm_job_id,slurm_nnodes,hosts\n")
         stamp = datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ")
-        row = (f"{stamp},pytorch,torch-{torch.__version__},eager,{a.threads},1,\"{device}\","
+        # Quoted, a quote inside doubled (RFC 4180): GPU names may hold commas and quotes.
+        quoted_device = '"' + device.replace('"', '""') + '"'
+        row = (f"{stamp},pytorch,torch-{torch.__version__},eager,{a.threads},1,{quoted_device},"
                f"{a.batch},{a.lr:g},{a.seed},{a.epochs},{n},{len(yte)},{per_epoch:.6f},"
                f"{ips:.1f},{ips * FLOPS_PER_SAMPLE * 1e-9:.3f},{acc:.4f},"
                f"{test_loss / len(yte):.6f},{final_loss:.6f},0,{checksum:.10e},{crc:08x},"

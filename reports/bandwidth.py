@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 """Turns bandwidth_sweep.sh's measurements into a Markdown table and a plot, with the cost
 model of docs/multihost.md beside each measured point.
 
-  reports/bandwidth.py --runs runs.csv --network network.csv --hosts P --out PREFIX
+  python3 -m reports bandwidth --runs runs.csv --network network.csv --hosts P --out PREFIX
 
 writes PREFIX.md and PREFIX.png. runs.csv: the executables' --csv rows with the link in front
 ("serial" for lenet-serial); network.csv: the ping-pong's latency, bandwidth and allreduce time
@@ -14,41 +13,29 @@ The model, per training step of a global batch B on P ranks (one per host):
 and an epoch is ceil(images / B) steps. alpha and beta are the link's, from the ping-pong.
 """
 import argparse
-import csv
 import math
 import statistics
 import sys
 from collections import defaultdict
 
-try:
-    import matplotlib
-except ImportError:
-    sys.exit(f"reports/bandwidth.py: error: {sys.executable} cannot import matplotlib"
-             " (apt-get install python3-matplotlib, or run it with a python3 that can)")
+from . import runs as run_csv
+from .files import write_text
+from .plots import colours, figure, plain_numbers, save
 
-matplotlib.use("Agg")  # files only, no display
-import matplotlib.pyplot as plt  # noqa: E402
+PROG = "reports bandwidth"
+RUN_COLUMNS = ("link", "batch", "train_images", "epochs", "seconds_per_epoch", "comm_seconds",
+               "host")
+NETWORK_COLUMNS = ("link", "alpha_us", "beta_MBps", "allreduce_bytes", "allreduce_us")
 
 
-def parse_args():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", required=True, help="runs.csv of bandwidth_sweep.sh")
     p.add_argument("--network", required=True, help="network.csv of bandwidth_sweep.sh")
     p.add_argument("--hosts", type=int, required=True, help="hosts (= ranks) of the runs")
     p.add_argument("--out", required=True, help="output prefix: PREFIX.md and PREFIX.png")
     p.add_argument("--note", default="", help="a line under the title (the machine, its load)")
-    return p.parse_args()
-
-
-def read_csv(path):
-    try:
-        with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
-    except OSError as e:
-        sys.exit(f"reports/bandwidth.py: error: cannot read {path}: {e.strerror}")
-    if not rows:
-        sys.exit(f"reports/bandwidth.py: error: {path} has no rows")
-    return rows
+    return p.parse_args(argv)
 
 
 def allreduce_model(p, n_bytes, alpha, beta):
@@ -142,13 +129,12 @@ def write_markdown(path, note, p, links, serial, points, link_order):
         even = break_even(p, base["allreduce_bytes"], base["alpha_us"] * 1e-6, saved)
         lines.append(f"| {b} | {1e6 * q['t_sample']:.2f} | {1e6 * saved:.0f} | "
                      + (f"{even / 1e6:.2f} |" if even else "never: the latency alone costs more |"))
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_text(path, "\n".join(lines) + "\n")
 
 
-def plot(path, p, serial, points, link_order):
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+def plot(path, p, serial, points, machine):
+    fig, (left, right) = figure(2, width=14)
+    colors = colours()
     for i, b in enumerate(sorted(serial)):
         qs = sorted((q for q in points.values() if q["b"] == b), key=lambda q: q["bandwidth"])
         if not qs:
@@ -170,30 +156,30 @@ def plot(path, p, serial, points, link_order):
                transform=right.get_yaxis_transform())  # x in axes units, y in data units
     for ax in (left, right):
         ax.set_xscale("log")
+        plain_numbers(ax.xaxis)
         ax.set_xlabel("link bandwidth measured by the ping-pong (MB/s)")
         ax.grid(True, which="both", alpha=0.3)
     left.set_yscale("log")
+    plain_numbers(left.yaxis)
     left.set_ylabel("seconds per epoch (dotted: serial)")
     left.set_title(f"Time per epoch, {p} hosts x 1 rank")
     right.set_ylabel("speedup over lenet-serial")
     right.set_title("Speedup: measured (o) and model (x)")
-    left.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    left.legend(fontsize=9)
+    fig.suptitle(f"How slow a link can {p} hosts afford? lenet-mpi against lenet-serial, "
+                 f"on {machine}; median of the repeats", fontsize=11)
+    save(fig, path)
 
 
-def main():
-    args = parse_args()
-    runs = read_csv(args.runs)
-    links = {r["link"]: {k: float(v) for k, v in r.items() if k != "link"}
-             for r in read_csv(args.network)}
-    link_order = [r["link"] for r in read_csv(args.network)]
+def main(argv=None):
+    args = parse_args(argv)
+    runs = run_csv.read(args.runs, RUN_COLUMNS, prog=PROG)
+    network = run_csv.read(args.network, NETWORK_COLUMNS, prog=PROG)
+    links = {r["link"]: {k: float(v) for k, v in r.items() if k != "link"} for r in network}
+    link_order = [r["link"] for r in network]
     serial, points = summarise(runs, links, args.hosts)
     if not points:
-        sys.exit("reports/bandwidth.py: error: no lenet-mpi run has a serial baseline")
+        sys.exit(f"{PROG}: error: {args.runs}: no lenet-mpi run has a serial baseline")
     write_markdown(args.out + ".md", args.note, args.hosts, links, serial, points, link_order)
-    plot(args.out + ".png", args.hosts, serial, points, link_order)
-
-
-if __name__ == "__main__":
-    main()
+    plot(args.out + ".png", args.hosts, serial, points, run_csv.machine(runs))
+    return 0

@@ -1,18 +1,23 @@
 """scale_sim.sh's report: sim.csv -> report.md (one table per platform and series) and one PNG
 per series (speedup against P, every platform and allreduce algorithm).
 
-Usage: report.py SIM_CSV OUT_DIR EPOCH_IMAGES
+  python3 -m reports scaling SIM_CSV OUT_DIR EPOCH_IMAGES
+
 Speedup is against P = 1 of the same platform, algorithm and series: for strong scaling the
 ratio of seconds per epoch, for weak scaling the ratio of images per second (B grows with P).
 """
-import csv
-import sys
+import argparse
+import math
+import os
 from collections import defaultdict
 
-import matplotlib
+from . import runs
+from .files import write_text
+from .plots import colours, figure, plain_numbers, save
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+PROG = "reports scaling"
+COLUMNS = ("platform", "algorithm", "series", "ranks", "batch", "steps", "sample_us",
+           "seconds_per_step", "comm_ms_per_step", "seconds_per_epoch")
 
 SERIES = {
     "strong32": "strong scaling, B = 32",
@@ -21,8 +26,15 @@ SERIES = {
 }
 
 
-def main(path, out, epoch_images):
-    rows = list(csv.DictReader(open(path)))
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    ap.add_argument("sim_csv", help="scale_sim.sh's sim.csv")
+    ap.add_argument("out", help="folder for report.md and the plots")
+    ap.add_argument("epoch_images", type=int, help="images per epoch of the predictions")
+    a = ap.parse_args(argv)
+    out, epoch_images = a.out, a.epoch_images
+    rows = runs.read(a.sim_csv, COLUMNS, prog=PROG)
+    os.makedirs(out, exist_ok=True)
     curves = defaultdict(dict)  # (platform, algorithm, series) -> {P: row}
     for r in rows:
         curves[(r["platform"], r["algorithm"], r["series"])][int(r["ranks"])] = r
@@ -64,28 +76,46 @@ def main(path, out, epoch_images):
                 fastest = best[1] if slowest > 1.01 * best[0] else "(all within 1%)"
                 lines.append(f"| {p} | {b} |" + "".join(cells) + f" {fastest} |")
             lines.append("")
-    open(f"{out}/report.md", "w").write("\n".join(lines))
+    write_text(f"{out}/report.md", "\n".join(lines))
 
+    # One colour per platform, one line style and marker per allreduce algorithm.
+    palette = colours()
+    styles = ["o-", "s--", "^-.", "D:", "v-", "x--"]
     for series, title in SERIES.items():
-        fig, ax = plt.subplots(figsize=(6.4, 4.4))
+        keys = sorted(k for k in curves if k[2] == series)
+        if not keys:
+            continue
+        fig, ax = figure()
         top = 1
-        for key in sorted(k for k in curves if k[2] == series):
+        for key in keys:
             ps = sorted(curves[key])
             top = max(top, ps[-1])
-            ax.plot(ps, [speedup(key, p) for p in ps], marker="o", ms=3,
-                    label=f"{key[0]}, {key[1]}")
-        ax.plot([1, top], [1, top], "k:", lw=1, label="ideal")
+            ax.plot(ps, [speedup(key, p) for p in ps],
+                    styles[algorithms.index(key[1]) % len(styles)], ms=4,
+                    color=palette[platforms.index(key[0]) % len(palette)])
+        handles = [ax.plot([], [], "k:", lw=1, label="ideal (speedup = P)")[0]]
+        handles += [ax.plot([], [], "-", lw=3, color=palette[i % len(palette)], label=plat)[0]
+                    for i, plat in enumerate(platforms) if any(k[0] == plat for k in keys)]
+        handles += [ax.plot([], [], styles[i % len(styles)], color="grey",
+                            label=f"allreduce {alg}")[0]
+                    for i, alg in enumerate(algorithms) if any(k[1] == alg for k in keys)]
+        ax.plot([1, top], [1, top], "k:", lw=1)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
-        ax.set_xlabel("ranks P")
-        ax.set_ylabel("speedup over 1 rank")
-        ax.set_title(f"lenet-mpi, simulated (SMPI): {title}")
+        ticks = sorted({p for k in keys for p in curves[k]})
+        ax.set_xticks(ticks)
+        low, high = ax.get_ylim()  # every power of 2 on the speedup axis too
+        ax.set_yticks([2.0 ** k for k in range(math.floor(math.log2(low)),
+                                               math.ceil(math.log2(high)) + 1)])
+        ax.set_ylim(low, high)
+        plain_numbers(ax.xaxis)
+        plain_numbers(ax.yaxis)
+        ax.set_xlabel("ranks P (simulated hosts, one rank each)")
+        ax.set_ylabel("speedup over 1 rank (images per second)")
+        ax.set_title(f"lenet-mpi simulated by SMPI: {title}\n"
+                     f"compute {float(rows[0]['sample_us']):g} us per sample, "
+                     f"{rows[0]['steps']} simulated steps per point", fontsize=12)
         ax.grid(True, which="both", lw=0.3)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(f"{out}/speedup-{series}.png", dpi=80)
-        plt.close(fig)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], int(sys.argv[3]))
+        ax.legend(handles=handles, fontsize=10, loc="upper left")
+        save(fig, f"{out}/speedup-{series}.png")
+    return 0

@@ -3,17 +3,19 @@ of every shape: nodes x ranks per node x threads per rank, the fastest per node 
 and where adding nodes stops paying) and shapes-B.png (seconds per epoch against nodes, one line
 per ranks-per-node).
 
-Usage: shapes.py SHAPES_CSV OUT_DIR EPOCH_IMAGES INTRA_NODE_SOURCE
+  python3 -m reports shapes SHAPES_CSV OUT_DIR EPOCH_IMAGES INTRA_NODE_SOURCE
 """
-import csv
+import argparse
 import os
-import sys
 from collections import defaultdict
 
-import matplotlib
+from . import runs
+from .files import write_text
+from .plots import figure, plain_numbers, save
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+PROG = "reports shapes"
+COLUMNS = ("platform", "algorithm", "batch", "nodes", "ranks_per_node", "threads", "sample_us",
+           "seconds_per_epoch")
 
 # Doubling the nodes "pays" while it cuts the epoch's time by at least this factor.
 PAYS = 1.1
@@ -30,11 +32,16 @@ def ranks_x_threads(ranks, threads):
             f"thread{'s' if threads > 1 else ''}")
 
 
-def main(path, out, epoch_images, intra):
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    if not rows:
-        sys.exit(f"shapes.py: error: {path} has no rows")
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    ap.add_argument("shapes_csv", help="scale_sim.sh --shapes' shapes.csv")
+    ap.add_argument("out", help="folder for shapes.md and the plots")
+    ap.add_argument("epoch_images", type=int, help="images per epoch of the predictions")
+    ap.add_argument("intra", help="where the intra-node figures came from, for the text")
+    a = ap.parse_args(argv)
+    out, epoch_images, intra = a.out, a.epoch_images, a.intra
+    rows = runs.read(a.shapes_csv, COLUMNS, prog=PROG)
+    os.makedirs(out, exist_ok=True)
     by_batch = defaultdict(list)
     for r in rows:
         by_batch[int(r["batch"])].append(r)
@@ -91,33 +98,27 @@ def main(path, out, epoch_images, intra):
         lines[-2] += (f" The fewest nodes within {round((CLOSE - 1) * 100)}% of the fastest: "
                       f"{cheap} ({shape_of} per node, {t[cheap]:.4g} s).")
         plot(batch, rs, nodes, shapes, best, out, first, cores, epoch_images)
-    with open(os.path.join(out, "shapes.md"), "w") as f:
-        f.write("\n".join(lines))
+    write_text(os.path.join(out, "shapes.md"), "\n".join(lines) + "\n")
 
 
 def plot(batch, rs, nodes, shapes, best, out, first, cores, epoch_images):
-    fig, ax = plt.subplots(figsize=(10, 7), dpi=100)
+    fig, ax = figure()
     for rp, t in shapes:
         pts = sorted((int(r["nodes"]), float(r["seconds_per_epoch"])) for r in rs
                      if int(r["ranks_per_node"]) == rp)
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
                 label=f"{ranks_x_threads(rp, t)} per node")
     ax.plot(nodes, [float(best[n]["seconds_per_epoch"]) for n in nodes], linestyle="none",
-            marker="*", markersize=16, color="black", label="fastest shape per node count")
+            marker="*", markersize=22, markerfacecolor="none", markeredgecolor="black",
+            label="fastest shape per node count")
     ax.set_xscale("log", base=2)
     ax.set_xticks(nodes, [str(n) for n in nodes])
     ax.set_yscale("log")
+    plain_numbers(ax.yaxis)
     ax.set_xlabel("nodes")
     ax.set_ylabel(f"seconds per epoch of {epoch_images} images (simulated)")
     ax.set_title(f"lenet-mpi, B = {batch}: allocation shapes on {first['platform']} "
                  f"(nodes of {cores} cores, SimGrid SMPI)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=10)
-    fig.savefig(os.path.join(out, f"shapes-{batch}.png"), bbox_inches="tight")
-    plt.close(fig)
-
-
-if __name__ == "__main__":
-    if len(sys.argv) != 5:
-        sys.exit("usage: shapes.py SHAPES_CSV OUT_DIR EPOCH_IMAGES INTRA_NODE_SOURCE")
-    main(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    save(fig, os.path.join(out, f"shapes-{batch}.png"))

@@ -1,50 +1,40 @@
-#!/usr/bin/env python3
 """Turns a scaling sweep's CSV (the rows the executables append with --csv) into a Markdown
 table and a speedup plot. Used by omp_sweep.sh (x = threads) and the MPI sweep (x = ranks).
 
-  reports/sweep.py --csv runs.csv --x threads|ranks --out PREFIX [--title TEXT]
+  python3 -m reports sweep --csv runs.csv --x threads|ranks --out PREFIX [--title TEXT]
+                           [--cores N]
 
 writes PREFIX.md and PREFIX.png. Rows are grouped by (backend, strategy, kernels, batch) and
 the x value; each point is the median time per epoch of its repeats. The baseline of a point
 is the median of the serial rows with the same batch, kernels, epochs, images, lr and seed
 measured in the same CSV, so speedups compare runs taken side by side. A point is marked
-bit-identical when every repeat's parameter CRC-32 equals the serial baseline's.
+bit-identical when every repeat's parameter CRC-32 equals the serial baseline's. For ranks,
+PREFIX.md also splits each point's time into compute and communication.
 """
 import argparse
-import csv
 import statistics
 import sys
 from collections import defaultdict
 
-try:
-    import matplotlib
-except ImportError:
-    sys.exit(f"reports/sweep.py: error: {sys.executable} cannot import matplotlib"
-             " (apt-get install python3-matplotlib, or run it with a python3 that can)")
+from . import runs
+from .files import write_text
+from .plots import figure, save
 
-matplotlib.use("Agg")  # files only, no display
-import matplotlib.pyplot as plt  # noqa: E402
+PROG = "reports sweep"
+COLUMNS = ("backend", "strategy", "kernels", "threads", "ranks", "batch", "epochs",
+           "train_images", "test_images", "lr", "seed", "seconds_per_epoch", "test_accuracy",
+           "param_crc32", "comm_seconds", "host")
 
 
-def parse_args():
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     p.add_argument("--csv", required=True, help="runs.csv written by the executables' --csv")
     p.add_argument("--x", required=True, choices=["threads", "ranks"],
                    help="the column the sweep varies")
     p.add_argument("--out", required=True, help="output prefix: PREFIX.md and PREFIX.png")
     p.add_argument("--title", default="Speedup against lenet-serial", help="plot and table title")
-    return p.parse_args()
-
-
-def read_rows(path):
-    try:
-        with open(path, newline="") as f:
-            rows = list(csv.DictReader(f))
-    except OSError as e:
-        sys.exit(f"reports/sweep.py: error: cannot read {path}: {e.strerror}")
-    if not rows:
-        sys.exit(f"reports/sweep.py: error: {path} has no runs")
-    return rows
+    p.add_argument("--cores", type=int, help="the machine's cores, to mark oversubscribed points")
+    return p.parse_args(argv)
 
 
 # What must agree for two runs to be the same experiment (apart from the parallel setup).
@@ -129,8 +119,32 @@ def markdown(title, x, rows, baselines, points):
     return "\n".join(out)
 
 
-def plot(path, title, x, points):
-    fig, ax = plt.subplots(figsize=(7, 4.5), dpi=120)
+def communication(rows, cores):
+    """The ranks sweep's compute and communication per point, median over the repeats.
+    comm_seconds is the slowest rank's time inside the step's collective (waiting included),
+    over all epochs; seconds_per_epoch is the wall time of an epoch."""
+    points = defaultdict(list)
+    for r in rows:
+        if r["backend"] == "mpi":
+            key = (r["strategy"], r["kernels"], int(r["batch"]), int(r["ranks"]), int(r["threads"]))
+            points[key].append(r)
+    out = ["", "## Compute and communication", "",
+           "Per epoch, median over the repeats. Communication: the slowest rank's time inside the "
+           "step's collective, waiting for the other ranks included.", "",
+           "| mode | kernels | B | ranks | threads | s/epoch | compute s | comm s | comm share | "
+           "note |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for (strategy, kernels, batch, ranks, threads), rs in sorted(points.items()):
+        total = statistics.median(float(r["seconds_per_epoch"]) for r in rs)
+        comm = statistics.median(float(r["comm_seconds"]) / int(r["epochs"]) for r in rs)
+        note = "oversubscribed" if cores and ranks * threads > cores else ""
+        out.append(f"| {strategy} | {kernels} | {batch} | {ranks} | {threads} | {total:.3f} | "
+                   f"{total - comm:.3f} | {comm:.3f} | {100 * comm / total:.0f}% | {note} |")
+    return "\n".join(out) + "\n"
+
+
+def plot(path, title, x, rows, points):
+    fig, ax = figure()
     xs_all = sorted({xv for series in points.values() for xv in series})
     for series in sorted(points):
         xs = [xv for xv in sorted(points[series]) if points[series][xv]["speedup"]]
@@ -141,27 +155,29 @@ def plot(path, title, x, points):
         ax.plot(xs_all, xs_all, linestyle="--", color="grey", label=f"ideal (speedup = {x})")
         ax.axhline(1.0, linestyle=":", color="black", linewidth=1, label="serial")
         ax.set_xticks(xs_all)
+    repeats = max(p["runs"] for series in points.values() for p in series.values())
+    first = rows[0]
     ax.set_xlabel(f"{x} (count)")
     ax.set_ylabel("speedup vs lenet-serial (time ratio, x)")
-    ax.set_title(title)
+    ax.set_title(f"{title}\n{int(first['train_images'])} training images, {first['epochs']} "
+                 f"epoch(s); on {runs.machine(rows)}; median of {repeats} repeat(s)",
+                 fontsize=11)
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    save(fig, path)
 
 
-def main():
-    args = parse_args()
-    rows = read_rows(args.csv)
+def main(argv=None):
+    args = parse_args(argv)
+    rows = runs.read(args.csv, COLUMNS, prog=PROG)
     baselines, points = summarise(rows, args.x)
     if not points:
-        sys.exit(f"reports/sweep.py: error: {args.csv} has only serial runs")
-    with open(args.out + ".md", "w") as f:
-        f.write(markdown(args.title, args.x, rows, baselines, points))
-    plot(args.out + ".png", args.title, args.x, points)
-    print(f"reports/sweep.py: wrote {args.out}.md and {args.out}.png")
-
-
-if __name__ == "__main__":
-    main()
+        sys.exit(f"{PROG}: error: {args.csv} has only serial runs")
+    md = markdown(args.title, args.x, rows, baselines, points)
+    if args.x == "ranks":
+        md += communication(rows, args.cores)
+    write_text(args.out + ".md", md)
+    plot(args.out + ".png", args.title, args.x, rows, points)
+    print(f"{PROG}: wrote {args.out}.md and {args.out}.png")
+    return 0

@@ -2,6 +2,8 @@
 #   PROG="omp_sweep.sh"; source "$SCRIPT_DIR/../run_scripts/lib.sh"
 # Errors go to stderr as one line "PROG: error: ..." with exit code 2, like the executables'.
 
+LIB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd) # the repository
+
 die() {
   echo "${PROG}: error: $*" >&2
   exit 2
@@ -75,6 +77,15 @@ plot_python() {
     "$(command -v python3 || echo "python3 on PATH"), /usr/bin/python3): apt-get install python3-matplotlib"
 }
 
+# report NAME ARGS...: one of the reports of reports/ (python3 -m reports NAME ARGS), run by
+# plot_python's python3. Call plot_python once before a long sweep, so that a missing
+# matplotlib stops it before the runs rather than after.
+report() {
+  local python
+  python=$(plot_python) || exit 2
+  PYTHONPATH="$LIB_ROOT${PYTHONPATH:+:$PYTHONPATH}" "$python" -m reports "$@"
+}
+
 # require_data DIR: the --data directory must exist.
 require_data() {
   [[ -d "$1" ]] || die "--data: no directory $1 (bash run_scripts/get_data.sh)"
@@ -94,23 +105,45 @@ open_out() {
   rm -f "$csv" "$log"
 }
 
-# csv_get FILE COLUMN: COLUMN's value in the last row of a CSV file that the executables wrote
-# (--csv), the column found by its name in the header: columns may be added. A field may be
-# quoted ("a, b"), as the device name is.
-csv_get() {
-  local -a names
-  local line i=0 field='^("([^"]*)"|([^,]*))(,|$)'
-  IFS=, read -ra names <"$1"
-  line=$(tail -n 1 "$1")
-  while ((i < ${#names[@]})) && [[ $line =~ $field ]]; do
-    if [[ ${names[i]} == "$2" ]]; then
-      echo "${BASH_REMATCH[2]}${BASH_REMATCH[3]}"
-      return 0
+# csv_split LINE: one line of a CSV file split into the array csv_fields, as RFC 4180 reads
+# it: a field may be quoted ("a, b"), as the device name is, and a quote inside is doubled
+# ("GPU ""SXM""" is GPU "SXM"). Returns 1 on a malformed line.
+csv_split() {
+  local line=$1 quoted='^"(([^"]|"")*)"(,|$)' plain='^([^,"]*)(,|$)'
+  csv_fields=()
+  while :; do
+    if [[ $line =~ $quoted ]]; then
+      csv_fields+=("${BASH_REMATCH[1]//\"\"/\"}")
+    elif [[ $line =~ $plain ]]; then
+      csv_fields+=("${BASH_REMATCH[1]}")
+    else
+      return 1
     fi
     line=${line:${#BASH_REMATCH[0]}}
-    i=$((i + 1))
+    [[ ${BASH_REMATCH[0]} == *, ]] || return 0 # the last field
   done
+}
+
+# csv_column FILE COLUMN: the index of COLUMN in FILE's header (columns may be added, so they are
+# found by name), or an error naming the file and the column.
+csv_column() {
+  local -a names
+  local i
+  IFS=, read -ra names <"$1" || { echo "${PROG}: error: cannot read $1" >&2; return 1; }
+  for i in "${!names[@]}"; do
+    [[ ${names[i]} == "$2" ]] && { echo "$i"; return 0; }
+  done
+  echo "${PROG}: error: $1 has no column $2" >&2
   return 1
+}
+
+# csv_get FILE COLUMN: COLUMN's value in the last row of a CSV file that the executables wrote
+# (--csv).
+csv_get() {
+  local i
+  i=$(csv_column "$1" "$2") || return 1
+  csv_split "$(tail -n 1 "$1")" || { echo "${PROG}: error: $1: malformed last row" >&2; return 1; }
+  echo "${csv_fields[i]}"
 }
 
 # run LABEL COMMAND...: one run of an executable given --csv "$csv"; its output goes to the log,

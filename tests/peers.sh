@@ -6,6 +6,8 @@
 # Usage: peers.sh PEER_EXE BACKEND_NAME SERIAL_EXE DATA_DIR MIN_PERCENT
 # Exits 77 (SKIPPED) when the peer was not built or the data is absent.
 set -u
+PROG="peers.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../run_scripts/lib.sh" # csv_get
 exe=$1 name=$2 serial=$3 data=$4 min=$5
 [[ -x $exe ]] || { echo "SKIPPED: $exe not built (its library was not found at configure time)"; exit 77; }
 [[ -d $data ]] || { echo "SKIPPED: no data in $data (run run_scripts/get_data.sh)"; exit 77; }
@@ -31,9 +33,9 @@ t=$(value "Time per epoch (s)" "$out") acc=$(value "Test accuracy (%)" "$out")
 echo "1 epoch: $t s, test accuracy $acc% (floor $min%)"
 awk -v t="$t" 'BEGIN { exit !(t > 0) }' || fail "no training time"
 awk -v a="$acc" -v m="$min" 'BEGIN { exit !(a >= m) }' || fail "accuracy $acc% < $min%"
-row=$(tail -n 1 "$tmp/runs.csv")
-[[ $(cut -d, -f2 <<<"$row") == "$name" && $(cut -d, -f23 <<<"$row") == "NOT PERFORMED" ]] ||
-  fail "CSV row: $row"
+row_backend=$(csv_get "$tmp/runs.csv" backend) row_verification=$(csv_get "$tmp/runs.csv" verification)
+[[ $row_backend == "$name" && $row_verification == "NOT PERFORMED" ]] ||
+  fail "CSV row: backend '$row_backend', verification '$row_verification'"
 
 # Bad input: one line naming the flag, exit 2.
 err=$("$exe" --data "$data" --lr nan 2>&1 >/dev/null)

@@ -14,6 +14,8 @@ set -uo pipefail
 
 build=$(realpath "$1")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PROG="slurm_test.sh"
+source "$here/../run_scripts/lib.sh" # csv_column, csv_split
 scripts=$(cd "$here/../experiments/slurm" && pwd)
 # The 128 real images of the test vectors: each run takes about a second.
 run_args=(--data "$here/vectors/data" --batch 16 --epochs 2)
@@ -270,18 +272,21 @@ echo "all ${#jobs_submitted[@]} jobs ended $((SECONDS - start)) s after the firs
 
 # ---- Check each job's results -----------------------------------------------------------------
 # csv_columns FILE COLUMN...: those columns of every row, space-separated, found by the header's
-# names (the CPU backends' rows hold no quoted commas).
+# names and read by lib.sh's CSV reader (a quoted field may hold commas).
 csv_columns() {
-  local file=$1
+  local file=$1 name line i
+  local -a cols=() out
   shift
-  awk -F, -v want="$*" '
-    NR == 1 {
-      for (i = 1; i <= NF; i++) col[$i] = i
-      n = split(want, w, " ")
-      for (j = 1; j <= n; j++) if (!(w[j] in col)) { print "no column " w[j]; exit }
-      next
-    }
-    { s = ""; for (j = 1; j <= n; j++) s = s (j > 1 ? " " : "") $(col[w[j]]); print s }' "$file"
+  for name in "$@"; do
+    i=$(csv_column "$file" "$name") || return 1
+    cols+=("$i")
+  done
+  while IFS= read -r line; do
+    csv_split "$line" || { echo "malformed row: $line"; continue; }
+    out=()
+    for i in "${cols[@]}"; do out+=("${csv_fields[i]}"); done
+    echo "${out[*]}"
+  done < <(tail -n +2 "$file")
 }
 host=$(hostname)
 for id in "${jobs_submitted[@]}"; do

@@ -28,6 +28,17 @@ from .manifest import KIT, checks_for
 ROOT = os.path.dirname(KIT)  # the tree this kit belongs to: the instructor's, or a starter
 
 
+def last_csv_row(path):
+    """The last row of a CSV file the executables wrote (--csv) as a dict by column name (their
+    header is the contract; the quoted device column may hold commas and doubled quotes), or
+    None without one."""
+    if not os.path.isfile(path):
+        return None
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    return rows[-1] if rows else None
+
+
 def mode_for(manifest):
     if manifest.get("needs") != "cuda":
         return "cpu"
@@ -202,12 +213,7 @@ class Grading:
         self.csv_count = getattr(self, "csv_count", 0) + 1
         path = os.path.join(self.work_dir, f"run-{self.csv_count}.csv")
         r = self.run(cmd + ["--csv", path], untrusted=untrusted, timeout=timeout)
-        row = None
-        if r.ok and os.path.isfile(path):
-            with open(path, newline="", encoding="utf-8") as f:
-                rows = list(csv.DictReader(f))
-            row = rows[-1] if rows else None
-        return r, row
+        return r, last_csv_row(path) if r.ok else None
 
     def reference_run(self, check, cmd, *, csv=False):
         """The reference's run of a check, trusted: (Result, its CSV row or None). The kit is

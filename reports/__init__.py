@@ -1,0 +1,6 @@
+"""Every table and plot made from the run CSVs (the rows the executables append with --csv).
+
+  PYTHONPATH=REPO python3 -m reports compare|sweep|bandwidth|scaling ARGS...
+
+runs.py reads the CSVs by column name, plots.py sets up matplotlib; one module per report.
+"""
