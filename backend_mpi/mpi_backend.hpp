@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "../backend_openmp/chunks.hpp"
+#include "../backend_openmp/workers.hpp"
 #include "../common/backend.hpp"
 #include "../common/network.hpp"
 #include "../common/share.hpp"
-#include "../common/threads/chunks.hpp"
-#include "../common/threads/workers.hpp"
 #include "../common/tier.hpp"
 
 namespace lenet {
@@ -52,7 +52,7 @@ class MpiBackend final : public Backend {
 
  private:
   // The sums of the chunks of kChunk samples of order_[lo, hi), cut from lo, into out[0..n):
-  // each chunk on one of the rank's threads (common/threads/chunks.hpp). Returns n. `batch`:
+  // each chunk on one of the rank's threads (backend_openmp/chunks.hpp). Returns n. `batch`:
   // the batch size, which tells where each thread's next image lies (the same place in the next
   // batch).
   int compute_chunks(int lo, int hi, int batch, ChunkSum* out);
@@ -62,7 +62,8 @@ class MpiBackend final : public Backend {
   double train_allreduce(int first, int count, float lr);  // allreduce.cpp
   double train_exact(int first, int count, float lr);      // exact.cpp; both return comm seconds
 
-  // This rank's timers: the master thread's, plus the slowest thread's (threads/workers.hpp).
+  // This rank's timers: the master thread's, plus the slowest thread's
+  // (backend_openmp/workers.hpp).
   LayerTimes rank_times() const;
 
   const Mode mode_;

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
+#include "../backend_openmp/cores.hpp"
 #include "../common/error.hpp"
-#include "../common/threads/cores.hpp"
 #include "mpi_backend.hpp"
 
 namespace lenet {

@@ -36,8 +36,8 @@ void OpenMPBackend::train_chunks_in_parallel(int first, int count, float lr) {
   // LAB 1 BEGIN: the parallel region and the deterministic reduction
   // Run by every thread of the team.
   const auto train_and_update = [&] {
-    // Whole chunks on each thread, with its own kernels (common/threads/chunks.hpp); the
-    // barrier at its end: every chunk sum is ready.
+    // Whole chunks on each thread, with its own kernels (chunks.hpp); the barrier at its end:
+    // every chunk sum is ready.
     chunk_sums(workers_, params_.v, *train_, order_, first, first + count, count, chunks_.data(),
                timing_);
 
@@ -77,7 +77,7 @@ void OpenMPBackend::train_chunks_in_parallel(int first, int count, float lr) {
   for (int c = 0; c < n_chunks; ++c)
     loss_sum_ += chunks_[c].loss;
   if (!timing_) return;
-  // The team's time is its slowest thread's (common/timer.hpp, common/threads/workers.hpp).
+  // The team's time is its slowest thread's (common/timer.hpp, workers.hpp).
   const LayerTimes& slowest = slowest_times(workers_, team);
   for (auto field : kWorkerTimeFields)
     times_.*field += slowest.*field;

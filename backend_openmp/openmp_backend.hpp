@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "../common/backend.hpp"
-#include "../common/threads/chunks.hpp"
-#include "../common/threads/workers.hpp"
 #include "../common/tier.hpp"
+#include "chunks.hpp"
 #include "layer_kernels.hpp"
+#include "workers.hpp"
 
 namespace lenet {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "../common/gradient.hpp"
-#include "../common/threads/cores.hpp"
+#include "cores.hpp"
 #include "openmp_backend.hpp"
 
 namespace lenet {

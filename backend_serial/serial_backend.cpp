@@ -1,7 +1,5 @@
 #include "serial_backend.hpp"
 
-#include <algorithm>
-
 #include "../common/gradient.hpp"
 
 namespace lenet {
@@ -30,21 +28,8 @@ void SerialBackend::begin_epoch(const std::vector<int32_t>& order) {
 }
 
 void SerialBackend::train_batch(int first, int count, float lr) {
-  LayerTimes* t = timing_ ? &times_ : nullptr;
-  // G = sum of chunk sums, in chunk order.
-  std::fill(batch_grad_.begin(), batch_grad_.end(), 0.0f);
-  for (int c = first; c < first + count; c += kChunk) {
-    const int n = std::min(kChunk, first + count - c);
-    loss_sum_ +=
-        chunk_gradient(*kernels_, params_.data(), *train_, order_.data() + c, n,
-                       image_at(order_, c + n), chunk_grad_.data(), sample_grad_.data(), t);
-    const double t0 = now_seconds();
-    accumulate(batch_grad_.data(), chunk_grad_.data());
-    if (t) t->reduce += now_seconds() - t0;
-  }
-  const double t0 = now_seconds();
-  sgd_update(params_.data(), batch_grad_.data(), lr, count);
-  if (t) t->update += now_seconds() - t0;
+  sgd_step(*kernels_, params_.data(), *train_, order_, first, count, lr, batch_grad_.data(),
+           chunk_grad_.data(), sample_grad_.data(), loss_sum_, timing_ ? &times_ : nullptr);
 }
 
 EvalResult SerialBackend::evaluate() {

@@ -27,11 +27,13 @@ if(NOT LENET_SMPI_ENABLED)
   return()
 endif()
 
-# The sources of lenet_common and lenet_threads as those targets list them, and lenet_mpi's.
+# The sources of lenet_common and lenet_threads (backend_openmp/) as those targets list them,
+# and lenet_mpi's.
 set(_smpi_sources "")
 foreach(_target lenet_common lenet_threads)
   get_target_property(_sources ${_target} SOURCES)
-  list(TRANSFORM _sources PREPEND ${PROJECT_SOURCE_DIR}/common/)
+  get_target_property(_folder ${_target} SOURCE_DIR)
+  list(TRANSFORM _sources PREPEND ${_folder}/)
   list(APPEND _smpi_sources ${_sources})
 endforeach()
 include(${PROJECT_SOURCE_DIR}/backend_mpi/sources.cmake)

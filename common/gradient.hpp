@@ -49,4 +49,12 @@ void accumulate(float* acc, const float* g);
 // gradient, for all parameters or (count < kParamCount) a run of them that one thread updates.
 void sgd_update(float* params, const float* grad_sum, float lr, int batch, int count = kParamCount);
 
+// One SGD step on order[first, first + count), its chunks one after the other on this thread:
+// steps 2 to 4 above. Adds each chunk's loss to loss_sum, in chunk order. batch_grad,
+// chunk_grad and sample_grad are scratch of kParamCount floats each. lenet-serial's step, and
+// lenet-openmp's layer strategy's, whose kernels share each layer's loops among the threads.
+void sgd_step(SampleKernels& k, float* params, const Dataset& data,
+              const std::vector<int32_t>& order, int first, int count, float lr, float* batch_grad,
+              float* chunk_grad, float* sample_grad, double& loss_sum, LayerTimes* times);
+
 }  // namespace lenet

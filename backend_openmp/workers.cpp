@@ -2,7 +2,7 @@
 
 #include <omp.h>
 
-#include "../error.hpp"
+#include "../common/error.hpp"
 
 namespace lenet {
 

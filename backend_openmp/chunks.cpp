@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "../gradient.hpp"
+#include "../common/gradient.hpp"
 
 namespace lenet {
 

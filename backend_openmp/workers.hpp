@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "../network.hpp"
-#include "../tier.hpp"
-#include "../timer.hpp"
+#include "../common/network.hpp"
+#include "../common/tier.hpp"
+#include "../common/timer.hpp"
 
 namespace lenet {
 
