@@ -31,8 +31,9 @@ def main(argv=None):
     lines = [
         f"Live points ({a.note}): lenet-mpi on H namespace hosts of one rank each, every link "
         f"shaped to {first['rate']} (tc tbf), B = {first['batch']}, {first['images']} images, "
-        f"t_sample {first['t_sample_us']} us; medians of 3 interleaved repeats. Simulated on H "
-        f"hosts with the ping-pong's alpha and beta over the same links.", "",
+        f"t_sample {first['t_sample_us']} us; the ping-pong, lenet-mpi and lenet-serial each "
+        f"measured 3 times, interleaved, medians. Simulated on H hosts with the ping-pong's "
+        f"alpha and beta over the same links.", "",
         "| hosts | SMPI allreduce | alpha (us) | beta (MB/s) | allreduce per step, measured (ms) "
         "| simulated (ms) | residual | epoch, measured (s) | simulated (s) | residual |",
         "|---|---|---|---|---|---|---|---|---|---|"]

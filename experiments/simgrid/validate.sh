@@ -7,8 +7,9 @@
 #   local      measured now: lenet-mpi-pingpong (alpha, beta) and lenet-serial (t_sample) and
 #              lenet-mpi on 2 ranks (shared memory), 3 interleaved repeats, medians
 #   live       measured now, as root: H = --hosts namespace hosts of one rank each, every link
-#              shaped to --rate, the allreduce per step (lenet-mpi's "Comm per step") and the
-#              epoch, 3 interleaved repeats, medians; each H simulated on H hosts
+#              shaped to --rate: lenet-mpi-pingpong (alpha, beta), lenet-mpi (the allreduce per
+#              step, its "Comm per step", and the epoch) and lenet-serial (t_sample), 3
+#              interleaved repeats, medians; each H simulated on H hosts
 # Each is simulated as hosts joined by one link each (half of alpha on each host's link, no SMPI
 # correction factors), at the same data, batch and rank count, with the ping-pong's alpha and
 # beta. A shaped recorded link is simulated a second time as what it is: the unshaped wire under
@@ -161,19 +162,16 @@ if [[ $(id -u) -ne 0 ]] || ! command -v mpirun >/dev/null || [[ ! -x $mpi_exe ]]
   say "validation 3/3 skipped: the live points need root (network namespaces), mpirun and $mpi_exe"
 else
   say "validation 3/3: live, ${host_list[*]} namespace hosts, links shaped to $live_rate:" \
-    "the ping-pong, then lenet-mpi (B = $live_batch, $live_images images) x 3 repeats"
+    "the ping-pong and lenet-mpi (B = $live_batch, $live_images images), 3 repeats"
   declare -A alpha_of beta_of comm_of epoch_of_h
-  for h in "${host_list[@]}"; do
-    link=$(on_hosts "$h" "$pingpong" --seconds 0.5) ||
-      die "lenet-mpi-pingpong failed on $h hosts: ${link##*$'\n'}"
-    alpha_of[$h]=$(sed -n 's/^alpha_us = //p' <<<"$link")
-    beta_of[$h]=$(sed -n 's/^beta_MBps = //p' <<<"$link")
-    say "  $h hosts: alpha ${alpha_of[$h]} us, beta ${beta_of[$h]} MB/s"
-  done
   serial=()
   for _ in 1 2 3; do  # interleaved: a burst of load hits every point alike
     serial+=("$(timeout 300 "$serial_exe" "${live_run[@]}" --quiet | epoch_of)")
     for h in "${host_list[@]}"; do
+      link=$(on_hosts "$h" "$pingpong" --seconds 0.5) ||
+        die "lenet-mpi-pingpong failed on $h hosts: ${link##*$'\n'}"
+      alpha_of[$h]+=" $(sed -n 's/^alpha_us = //p' <<<"$link")"
+      beta_of[$h]+=" $(sed -n 's/^beta_MBps = //p' <<<"$link")"
       run=$(on_hosts "$h" "$mpi_exe" "${live_run[@]}" --quiet) ||
         die "lenet-mpi failed on $h hosts: ${run##*$'\n'}"
       comm=$(summary_ms "Comm per step" <<<"$run")
@@ -187,14 +185,16 @@ else
   echo "hosts,rate,algorithm,batch,images,t_sample_us,alpha_us,beta_MBps,measured_comm_ms,simulated_comm_ms,residual_comm,measured_epoch_s,simulated_epoch_s,residual_epoch" >"$live_csv.tmp"
   for h in "${host_list[@]}"; do
     alg=$(smpi_allreduce "$h")
-    platform "$out/live.xml" "$h" "${alpha_of[$h]}" "${beta_of[$h]}"
     # shellcheck disable=SC2086 # three numbers, one word each
+    alpha=$(median3 ${alpha_of[$h]}) beta=$(median3 ${beta_of[$h]})
+    # shellcheck disable=SC2086
     comm=$(median3 ${comm_of[$h]}) epoch=$(median3 ${epoch_of_h[$h]})
+    platform "$out/live.xml" "$h" "$alpha" "$beta"
     simulate "$out/live.xml" "$h" "$alg" \
       "$(awk -v u="$tsample" 'BEGIN { printf "%.9g", u * 1e-6 }')" "${live_run[@]}"
     read -r ips _ sim_comm <"$out/point"
     sim_epoch=$(awk -v r="$ips" -v n="$live_images" 'BEGIN { printf "%.6f", n / r }')
-    echo "$h,$live_rate,$alg,$live_batch,$live_images,$tsample,${alpha_of[$h]},${beta_of[$h]},$comm,$sim_comm,$(residual "$comm" "$sim_comm"),$epoch,$sim_epoch,$(residual "$epoch" "$sim_epoch")" >>"$live_csv.tmp"
+    echo "$h,$live_rate,$alg,$live_batch,$live_images,$tsample,$alpha,$beta,$comm,$sim_comm,$(residual "$comm" "$sim_comm"),$epoch,$sim_epoch,$(residual "$epoch" "$sim_epoch")" >>"$live_csv.tmp"
   done
   mv "$live_csv.tmp" "$live_csv"
   report validation "$live_csv" "$out/validation-live.md" "$(date -u '+%Y-%m-%d %H:%M UTC'), \
