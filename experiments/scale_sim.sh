@@ -45,7 +45,11 @@ Each point simulates --steps steps and scales the time per step to an epoch of -
   --cores-per-node C  cores of a node for --shapes, a power of 2 (default: 32)
   --shape-batches L   batch sizes for --shapes (default: 32,1024)
   --validate          instead: the simulator against measured runs (this machine at 2 ranks,
-                      and docs/multihost.md's namespace hosts); writes validation.md
+                      docs/multihost.md's recorded namespace hosts, and, as root, namespace
+                      hosts measured live: --hosts); writes validation.md and validation-live.md
+  --hosts LIST        with --validate: the live points, namespace hosts of one rank each, 2 to
+                      7 (default: 2,3,4)
+  --rate RATE         with --validate: their links' tc rate (default: 10mbit)
   --sweep DIR         with --validate: the namespace hosts of this bandwidth_sweep.sh output
                       directory (default: the recorded experiments/simgrid/namespace_sweep.csv)
   --build DIR         the CMake build directory (default: build)
@@ -66,6 +70,9 @@ shapes=0
 cores_per_node=32
 shape_batches="32,1024"
 sweep=""
+live_hosts="2,3,4"
+live_rate="10mbit"
+live_given=0
 build_dir="${REPO_ROOT}/build"
 out=""
 while [[ $# -gt 0 ]]; do
@@ -82,6 +89,8 @@ while [[ $# -gt 0 ]]; do
     --cores-per-node) need "$@"; positive "$1" "$2"; cores_per_node=$2; shift 2 ;;
     --shape-batches) need "$@"; [[ $2 =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--shape-batches: expected a comma-separated list of batch sizes, got '$2'"; shape_batches=$2; shift 2 ;;
     --sweep) need "$@"; sweep=$(realpath -m "$2"); shift 2 ;;
+    --hosts) need "$@"; [[ $2 =~ ^[2-7](,[2-7])*$ ]] || die "--hosts: expected a comma-separated list of 2 to 7 hosts, got '$2'"; live_hosts=$2; live_given=1; shift 2 ;;
+    --rate) need "$@"; live_rate=$2; live_given=1; shift 2 ;;
     --build) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
     --out) need "$@"; out=$(realpath -m "$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -90,6 +99,7 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -z $sweep || -f $sweep/runs.csv ]] || die "--sweep: no runs.csv in $sweep (bandwidth_sweep.sh's --out)"
 [[ $validate -eq 1 || -z $sweep ]] || die "--sweep goes with --validate"
+[[ $validate -eq 1 || $live_given -eq 0 ]] || die "--hosts and --rate go with --validate"
 ((max_ranks & (max_ranks - 1))) && die "--max-ranks: expected a power of 2, got $max_ranks"
 ((cores_per_node & (cores_per_node - 1))) &&
   die "--cores-per-node: expected a power of 2, got $cores_per_node"

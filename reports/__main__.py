@@ -2,7 +2,7 @@
 import importlib
 import sys
 
-REPORTS = ("compare", "sweep", "bandwidth", "scaling", "shapes")
+REPORTS = ("compare", "sweep", "bandwidth", "scaling", "shapes", "validation")
 
 
 def main(argv):

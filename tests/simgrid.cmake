@@ -30,3 +30,12 @@ if(Python3_Interpreter_FOUND)
   set_tests_properties("simgrid: token bucket model (token_bucket.py doctests)"
     PROPERTIES LABELS "simgrid" TIMEOUT 30)
 endif()
+
+# scale_sim.sh --validate's live stage at 2 and 3 namespace hosts: it runs and gives a residual
+# per point (no timing threshold). SKIPPED (77) when not root or without SimGrid.
+if(TARGET lenet-mpi-smpi)
+  add_test(NAME "simgrid: scale_sim.sh --validate measures 2 and 3 namespace hosts live"
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/validation_live_test.sh ${PROJECT_BINARY_DIR})
+  set_tests_properties("simgrid: scale_sim.sh --validate measures 2 and 3 namespace hosts live"
+    PROPERTIES LABELS "simgrid;multihost" SKIP_RETURN_CODE 77 TIMEOUT 600 RUN_SERIAL TRUE)
+endif()

@@ -1,24 +1,28 @@
 # scale_sim.sh --validate (sourced by it: uses its simulate, median3, epoch_of, $out, $data, $py,
-# $build_dir, $sweep): the simulator configured as a measured 2-rank set-up must predict the
-# measured time per epoch.
-#   namespace  a bandwidth sweep (experiments/bandwidth_sweep.sh, docs/multihost.md: 2 network-
-#              namespace hosts on this 2-core machine, the link unshaped or shaped by a tc token
-#              bucket): the recorded one in namespace_sweep.csv, or --sweep DIR's, converted
+# $build_dir, $sweep, $live_hosts, $live_rate): the simulator configured as a measured set-up
+# must predict the measured time.
+#   namespace  recorded: a 2-host bandwidth sweep (experiments/bandwidth_sweep.sh, docs/multihost.md:
+#              2 network-namespace hosts on this 2-core machine, the link unshaped or shaped by a
+#              tc token bucket), the one in namespace_sweep.csv, or --sweep DIR's, converted
 #   local      measured now: lenet-mpi-pingpong (alpha, beta) and lenet-serial (t_sample) and
 #              lenet-mpi on 2 ranks (shared memory), 3 interleaved repeats, medians
-# Each is simulated as 2 hosts joined by one link (half of alpha on each host's link, no SMPI
+#   live       measured now, as root: H = --hosts namespace hosts of one rank each, every link
+#              shaped to --rate: lenet-mpi-pingpong (alpha, beta), lenet-mpi (the allreduce per
+#              step, its "Comm per step", and the epoch) and lenet-serial (t_sample), 3
+#              interleaved repeats, medians; each H simulated on H hosts
+# Each is simulated as hosts joined by one link each (half of alpha on each host's link, no SMPI
 # correction factors), at the same data, batch and rank count, with the ping-pong's alpha and
-# beta. A shaped link is simulated a second time as what it is: the unshaped wire under a
-# token bucket, whose wait per message (token_bucket.py) SimGrid's fluid links cannot model.
+# beta. A shaped recorded link is simulated a second time as what it is: the unshaped wire under
+# a token bucket, whose wait per message (token_bucket.py) SimGrid's fluid links cannot model.
 
-# platform2 FILE ALPHA_US BETA_MBPS: two hosts whose one-way time is alpha + n / beta.
-platform2() {
+# platform FILE HOSTS ALPHA_US BETA_MBPS: hosts whose one-way time is alpha + n / beta.
+platform() {
   cat >"$1" <<EOF
 <?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
-  <cluster id="two" prefix="node-" suffix="" radical="0-1" speed="1Gf"
-           bw="${3}MBps" lat="$(awk -v a="$2" 'BEGIN { printf "%.6g", a / 2 }')us"
+  <cluster id="hosts" prefix="node-" suffix="" radical="0-$(($2 - 1))" speed="1Gf"
+           bw="${4}MBps" lat="$(awk -v a="$3" 'BEGIN { printf "%.6g", a / 2 }')us"
            sharing_policy="SPLITDUPLEX"/>
 </platform>
 EOF
@@ -27,7 +31,7 @@ EOF
 # predict ALPHA_US BETA_MBPS BATCH T_SAMPLE_US: sets $predicted, the simulated seconds per epoch
 # of 4000 digits.
 predict() {
-  platform2 "$out/two.xml" "$1" "$2"
+  platform "$out/two.xml" 2 "$1" "$2"
   local ips
   simulate "$out/two.xml" 2 rdb "$(awk -v u="$4" 'BEGIN { printf "%.9g", u * 1e-6 }')" \
     --data "$data" --train-limit 4000 --batch "$3" --lr "$(lr_for "$3")"
@@ -71,11 +75,11 @@ vcsv="$out/validation.csv"
 echo "setup,link,batch,t_sample_us,measured_s,alpha_us,beta_MBps,predicted_s,residual,bucket_wait_us,beta_bucket_MBps,predicted_bucket_s,residual_bucket" >"$vcsv"
 residual() { awk -v m="$1" -v p="$2" 'BEGIN { printf "%+.1f%%", 100 * (p - m) / m }'; }
 
-say "validation 1/2: the namespace hosts of a bandwidth sweep ($sweep_csv), simulated"
+say "validation 1/3: the namespace hosts of a bandwidth sweep ($sweep_csv), simulated"
 while IFS=, read -r link rate burst alpha beta _ batch tsample _ measured; do
   [[ $link == link ]] && continue
   predict "$alpha" "$beta" "$batch" "$tsample"
-  row="namespace,$link,$batch,$tsample,$measured,$alpha,$beta,$predicted,$(residual "$measured" "$predicted")"
+  row="namespace (recorded),$link,$batch,$tsample,$measured,$alpha,$beta,$predicted,$(residual "$measured" "$predicted")"
   if ((rate > 0)); then  # between two allreduces a rank computes B/2 samples
     read -r wait beta_bucket < <("$py" "${SCRIPT_DIR}/simgrid/token_bucket.py" "$rate" "$burst" \
       "$(awk -v b="$batch" -v t="$tsample" 'BEGIN { print b / 2 * t }')" "$wire_alpha" "$wire_beta")
@@ -90,7 +94,7 @@ done <"$sweep_csv"
 
 mpi_exe="${build_dir}/backend_mpi/lenet-mpi"
 if command -v mpirun >/dev/null && [[ -x $mpi_exe ]]; then
-  say "validation 2/2: this machine, 2 ranks over shared memory: measuring (3 batch sizes x 3 repeats, seconds)"
+  say "validation 2/3: this machine, 2 ranks over shared memory: measuring (3 batch sizes x 3 repeats, seconds)"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   mpirun=(mpirun -np 2 --oversubscribe --bind-to none)
   link=$("${mpirun[@]}" "${build_dir}/backend_mpi/lenet-mpi-pingpong" --seconds 0.5)
@@ -110,7 +114,7 @@ if command -v mpirun >/dev/null && [[ -x $mpi_exe ]]; then
     echo "local,shared-memory,$batch,$tsample,$measured,$alpha,$beta,$predicted,$(residual "$measured" "$predicted"),,,," >>"$vcsv"
   done
 else
-  say "validation 2/2 skipped: no mpirun or no $mpi_exe"
+  say "validation 2/3 skipped: no mpirun or no $mpi_exe"
 fi
 
 "$py" - "$vcsv" "$out/validation.md" <<'EOF'
@@ -134,5 +138,69 @@ out += ["", f"With the ping-pong's alpha and beta: {sum(ok(r['residual']) for r 
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 EOF
-rm -f "$out/run.csv" "$out/run.log" "$out/two.xml" "$out/point" "$out/hosts"
+# Live: H namespace hosts over links shaped to $live_rate, measured now and simulated.
+# smpi_allreduce H: the SMPI algorithm that sends what Open MPI 4.1's coll tuned sends for
+# lenet-mpi's 9,376-byte allreduce (its fixed decision: recursive doubling at 2 and 3 ranks,
+# Rabenseifner at 4 to 7; docs/scaling.md shows how this was checked).
+smpi_allreduce() { if (($1 < 4)); then echo rdb; else echo rab_rdb; fi; }
+# summary_ms KEY: the number after "KEY (ms) =" in a summary block on stdin.
+summary_ms() { sed -n "s/^ *$1 (ms) *= *\([0-9.]*\).*/\1/p"; }
+# on_hosts H EXE ARGS...: EXE on H namespace hosts over the shaped links (stdout: its output).
+on_hosts() {
+  local h=$1 exe=$2
+  shift 2
+  timeout 300 bash "${SCRIPT_DIR}/multihost.sh" --hosts "$h" --bandwidth "$live_rate" \
+    --build "$build_dir" --no-check --mpi "$exe" -- "$@" 2>&1
+}
+live_csv="$out/validation-live.csv"
+IFS=, read -ra host_list <<<"$live_hosts"
+live_batch=48 live_images=960  # 16 to 24 samples per rank per step, 20 steps
+live_run=(--data "$data" --train-limit "$live_images" --test-limit 100 --batch "$live_batch"
+          --lr "$(lr_for "$live_batch")")
+pingpong="${build_dir}/backend_mpi/lenet-mpi-pingpong"
+if [[ $(id -u) -ne 0 ]] || ! command -v mpirun >/dev/null || [[ ! -x $mpi_exe ]]; then
+  say "validation 3/3 skipped: the live points need root (network namespaces), mpirun and $mpi_exe"
+else
+  say "validation 3/3: live, ${host_list[*]} namespace hosts, links shaped to $live_rate:" \
+    "the ping-pong and lenet-mpi (B = $live_batch, $live_images images), 3 repeats"
+  declare -A alpha_of beta_of comm_of epoch_of_h
+  serial=()
+  for _ in 1 2 3; do  # interleaved: a burst of load hits every point alike
+    serial+=("$(timeout 300 "$serial_exe" "${live_run[@]}" --quiet | epoch_of)")
+    for h in "${host_list[@]}"; do
+      link=$(on_hosts "$h" "$pingpong" --seconds 0.5) ||
+        die "lenet-mpi-pingpong failed on $h hosts: ${link##*$'\n'}"
+      alpha_of[$h]+=" $(sed -n 's/^alpha_us = //p' <<<"$link")"
+      beta_of[$h]+=" $(sed -n 's/^beta_MBps = //p' <<<"$link")"
+      run=$(on_hosts "$h" "$mpi_exe" "${live_run[@]}" --quiet) ||
+        die "lenet-mpi failed on $h hosts: ${run##*$'\n'}"
+      comm=$(summary_ms "Comm per step" <<<"$run")
+      [[ -n $comm ]] || die "no 'Comm per step' in lenet-mpi's summary on $h hosts"
+      comm_of[$h]+=" $comm"
+      epoch_of_h[$h]+=" $(epoch_of <<<"$run")"
+    done
+  done
+  tsample=$(awk -v s="$(median3 "${serial[@]}")" -v n="$live_images" \
+    'BEGIN { printf "%.2f", s / n * 1e6 }')
+  echo "hosts,rate,algorithm,batch,images,t_sample_us,alpha_us,beta_MBps,measured_comm_ms,simulated_comm_ms,residual_comm,measured_epoch_s,simulated_epoch_s,residual_epoch" >"$live_csv.tmp"
+  for h in "${host_list[@]}"; do
+    alg=$(smpi_allreduce "$h")
+    # shellcheck disable=SC2086 # three numbers, one word each
+    alpha=$(median3 ${alpha_of[$h]}) beta=$(median3 ${beta_of[$h]})
+    # shellcheck disable=SC2086
+    comm=$(median3 ${comm_of[$h]}) epoch=$(median3 ${epoch_of_h[$h]})
+    platform "$out/live.xml" "$h" "$alpha" "$beta"
+    simulate "$out/live.xml" "$h" "$alg" \
+      "$(awk -v u="$tsample" 'BEGIN { printf "%.9g", u * 1e-6 }')" "${live_run[@]}"
+    read -r ips _ sim_comm <"$out/point"
+    sim_epoch=$(awk -v r="$ips" -v n="$live_images" 'BEGIN { printf "%.6f", n / r }')
+    echo "$h,$live_rate,$alg,$live_batch,$live_images,$tsample,$alpha,$beta,$comm,$sim_comm,$(residual "$comm" "$sim_comm"),$epoch,$sim_epoch,$(residual "$epoch" "$sim_epoch")" >>"$live_csv.tmp"
+  done
+  mv "$live_csv.tmp" "$live_csv"
+  report validation "$live_csv" "$out/validation-live.md" "$(date -u '+%Y-%m-%d %H:%M UTC'), \
+$(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg), \
+$(ompi_info --version | head -n 1)"
+  say "live points written: $out/validation-live.md, $live_csv"
+fi
+rm -f "$out/run.csv" "$out/run.log" "$out/two.xml" "$out/live.xml" "$out/point" "$out/hosts"
 say "validation written: $out/validation.md, $vcsv"
