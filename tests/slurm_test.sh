@@ -193,8 +193,9 @@ wait_for 30 "munged's socket $tmp/munge/socket" test -S "$tmp/munge/socket" || e
 # the two namespace nodes, 2 CPUs each, for the two-node jobs. The nodes share one file system:
 # each slurmd has its own spool, PID file, log and TmpFS (%n, its node name), where Slurm's PMIx
 # plugin makes its per-step folders (/tmp/spmix_appdir_* otherwise, the same name on both
-# nodes). Job ids start from the PID: Open MPI names its session files and shared memory after
-# the job, and concurrent runs of this test must not meet there.
+# nodes). Job ids start from the PID, 100 for each (PIDs one apart gave adjacent ranges of 10
+# when a run had 10 jobs), below Slurm's MaxJobId (67043328): Open MPI names its session files
+# and shared memory after the job, and concurrent runs of this test must not meet there.
 cat >"$conf" <<EOF
 ClusterName=lenet-test
 SlurmctldHost=$node($subnet.254)
@@ -224,7 +225,7 @@ AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
 ReturnToService=2
-FirstJobId=$(($$ * 10))
+FirstJobId=$(($$ % 670000 * 100 + 1))
 MinJobAge=3600
 KillWait=5
 NodeName=$node NodeAddr=127.0.0.1 CPUs=4 State=UNKNOWN
