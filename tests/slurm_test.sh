@@ -101,7 +101,7 @@ teardown() {
     ip netns del "${namespaces[i]}" 2>/dev/null
   done
   left=$(ip netns list | grep -o "^$names-[a-z0-9]*")
-  [[ -z $left ]] || fail "network namespaces left:" $left
+  [[ -z $left ]] || fail "network namespaces left: ${left//$'\n'/ }"
   rm -rf "$tmp"
 }
 queue_empty() { [[ -z $(slurm squeue -h -o %i 2>/dev/null) ]]; }
@@ -243,6 +243,7 @@ SLURM_CONF=$conf nsenter --net="/run/netns/$ctl_ns" slurmd -D -f "$conf" \
   >"$tmp/log/slurmd-$node.out" 2>&1 &
 daemons+=($!)
 for n in "${pair[@]}"; do
+  # shellcheck disable=SC2016 # $0 and $1 are sh's
   SLURM_CONF=$conf nsenter --net="/run/netns/$n" unshare --uts \
     sh -c 'hostname "$0" && exec slurmd -D -f "$1"' "$n" "$conf" >"$tmp/log/slurmd-$n.out" 2>&1 &
   daemons+=($!)
@@ -316,9 +317,15 @@ calibrate_job=${jobs_submitted[-1]}
 nodes=2 submit lenet-mpi 2 1 1 lenet-mpi.sbatch --nodes=2 --ntasks-per-node=1 -- \
   --exact "${check[@]}"
 pair_mpi_job=${jobs_submitted[-1]}
-# The calibration on both: it also measures the link between them.
+# mpirun inside the two-node allocation: it starts its daemon (orted) on the second node with
+# srun, and the ranks talk over the test network.
+nodes=2 submit lenet-mpirun 2 1 1 lenet-mpi-mpirun.sbatch --nodes=2 --ntasks-per-node=1 -- \
+  --exact "${check[@]}"
+pair_mpirun_job=${jobs_submitted[-1]}
+# The calibration on both: it also measures the link between them. --exclusive, as in the
+# script: the two jobs above end before it starts, and do not disturb its figures.
 LENET_IMAGES=128 repeats=2 nodes=2 submit lenet-calibrate calibration 1 0 \
-  lenet-calibrate.sbatch --nodes=2 --ntasks-per-node=2 --exclusive=user -- \
+  lenet-calibrate.sbatch --nodes=2 --ntasks-per-node=2 --exclusive -- \
   --data "$here/vectors/data"
 pair_calibrate_job=${jobs_submitted[-1]}
 ((failures == 0)) || exit 1
@@ -459,7 +466,8 @@ calibration_ok "$pair_calibrate_job" inter "${pair[0]},${pair[1]}"
 
 # The two-node jobs ran on both pair nodes: Slurm allocated both (NodeList), and a step of the
 # job (an srun inside it: lenet-mpi.sbatch's one, step 0; lenet-calibrate.sbatch's inter-node
-# pingpong) was launched by each pair node's slurmd, as its log says.
+# pingpong) was launched by each pair node's slurmd, as its log says. mpirun runs the first
+# node's rank itself and starts its orted on the second with srun: step 0 there only.
 # steps_on NODE ID: the steps of job ID that NODE's slurmd launched, one a line.
 steps_on() {
   grep -F "launch task StepId=$2." "$tmp/log/slurmd-$1.log" | grep -o 'StepId=[0-9]*\.[0-9]*' |
@@ -477,6 +485,16 @@ for id in "$pair_mpi_job" "$pair_calibrate_job"; do
       "${pair[*]}"
   fi
 done
+id=$pair_mpirun_job
+list=$(slurm scontrol show job -o "$id" | grep -o ' NodeList=[^ ]*')
+steps=()
+for n in "${pair[@]}"; do steps+=("$(steps_on "$n" "$id" | paste -sd' ')"); done
+if [[ $list != " NodeList=$names-n[1-2]" || ${steps[0]} != "" || ${steps[1]} != "$id.0" ]]; then
+  fail "job $id (lenet-mpirun):$list, steps launched by ${pair[0]}: '${steps[0]}', by" \
+    "${pair[1]}: '${steps[1]}' (want NodeList=$names-n[1-2], none and $id.0)"
+else
+  echo "ok   job $id (lenet-mpirun):$list, mpirun's orted started on ${pair[1]} as step $id.0"
+fi
 
 # Pinning in the jobs' .out files: each OpenMP thread's CPUs (OMP_DISPLAY_AFFINITY), each
 # mpirun rank's binding (--report-bindings). (srun's --cpu-bind=verbose prints nothing here:
