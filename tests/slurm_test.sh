@@ -28,7 +28,8 @@ skip() {
   echo "SKIPPED: $*"
   exit 77
 }
-[[ $(id -u) -eq 0 ]] || skip "needs root (it starts munged, slurmctld and slurmd)"
+[[ $(id -u) -eq 0 ]] ||
+  skip "needs root (it starts munged, slurmctld and slurmd, and makes network namespaces)"
 for c in munged mungekey munge slurmctld slurmd sbatch srun scontrol squeue sinfo scancel; do
   command -v "$c" >/dev/null ||
     skip "$c not found (Debian: apt-get install slurmctld slurmd slurm-client munge)"
