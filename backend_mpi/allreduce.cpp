@@ -1,4 +1,4 @@
-// The allreduce mode (the default): each rank sums a slice of the batch, one MPI_Allreduce adds
+// The allreduce strategy (the default): each rank sums a slice of the batch, one MPI_Allreduce adds
 // the slices.
 //   slice r = samples [first + count*r/P, first + count*(r+1)/P)   contiguous, sizes differ by <= 1
 //   on rank r:  S_r  = its slice's chunk sums (16 samples each, from the slice's start), in order

@@ -1,4 +1,4 @@
-// The exact mode (--exact): lenet-serial's summation tree (common/gradient.hpp), its chunks
+// The exact strategy (--exact): lenet-serial's summation tree (common/gradient.hpp), its chunks
 // computed on different ranks.
 //   chunks of the batch: 16 samples each from `first`, the last possibly shorter (as serial)
 //   rank r computes chunks [n*r/P, n*(r+1)/P)      whole chunks: with n < P some ranks get none
@@ -7,7 +7,7 @@
 //                  params -= (lr / count) * G      (sgd_update)
 // A chunk's sum has the same bits wherever it is computed, and G adds them in serial's order:
 // the parameters are lenet-serial's, bit for bit, for any rank and thread count. The price: the
-// gather moves every chunk's 2343 floats (B/16 rows a step) where the allreduce mode moves one
+// gather moves every chunk's 2343 floats (B/16 rows a step) where the allreduce strategy moves one
 // vector, and with B = 32 only two ranks have a chunk to compute.
 #include <algorithm>
 

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
       lenet::add_smpi_options(app);  // nothing outside the SMPI build
     };
     spec.must_match = [&] {
-      return lenet::OptionValues{{"--kernels", mpi.tier},
+      return lenet::OptionValues{{"--kernels", mpi.kernels},
                                  {"--exact", mpi.exact ? "given" : "not given"}};
     };
     spec.create = [&](const lenet::Options& o) { return lenet::make_mpi_backend(mpi, o, comm); };

@@ -54,12 +54,13 @@ std::string format(const char* f, double x) {
 
 }  // namespace
 
-MpiBackend::MpiBackend(const std::string& tier, Mode mode, int threads, MPI_Comm comm, int hosts)
-    : mode_(mode), threads_(threads), comm_(comm), hosts_(hosts), grad_(kParamCount + 1) {
+MpiBackend::MpiBackend(const std::string& kernels, MpiStrategy strategy, int threads, MPI_Comm comm,
+                       int hosts)
+    : strategy_(strategy), threads_(threads), comm_(comm), hosts_(hosts), grad_(kParamCount + 1) {
   if (threads < 1) throw Error("--threads: must be at least 1, got " + std::to_string(threads), 2);
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &ranks_);
-  workers_ = make_workers(tier, threads);
+  workers_ = make_workers(kernels, threads);
   gather_counts_.resize(ranks_);
   gather_displs_.resize(ranks_);
   MPI_Type_contiguous(sizeof(ChunkSum), MPI_BYTE, &chunk_type_);
@@ -73,15 +74,15 @@ MpiBackend::~MpiBackend() {
 BackendInfo MpiBackend::info() const {
   BackendInfo b;
   b.name = "mpi";
-  b.kernels = workers_[0].kernels->tier();
-  b.strategy = mode_ == Mode::kExact ? "exact" : "allreduce";
+  b.kernels = workers_[0].kernels->name();
+  b.strategy = strategy_ == MpiStrategy::kExact ? "exact" : "allreduce";
   b.threads = threads_;
   b.ranks = ranks_;
   b.hosts = hosts_;
   b.extra.emplace_back("MPI library", library_version());
   b.extra.emplace_back(
       "Message per step",
-      mode_ == Mode::kExact
+      strategy_ == MpiStrategy::kExact
           ? "MPI_Allgatherv of the chunk sums, " + std::to_string(sizeof(ChunkSum)) +
                 " B per 16 samples"
           : "MPI_Allreduce of " + std::to_string(grad_.size() * sizeof(float)) + " B");
@@ -156,8 +157,8 @@ void MpiBackend::begin_epoch(const std::vector<int32_t>& order) {
 
 void MpiBackend::train_batch(int first, int count, float lr) {
   const double t0 = MPI_Wtime();
-  const double comm =
-      mode_ == Mode::kExact ? train_exact(first, count, lr) : train_allreduce(first, count, lr);
+  const double comm = strategy_ == MpiStrategy::kExact ? train_exact(first, count, lr)
+                                                       : train_allreduce(first, count, lr);
   times_.comm += comm;
   compute_seconds_ += MPI_Wtime() - t0 - comm;
   ++steps_;

@@ -20,20 +20,21 @@
 #include "../backend_openmp/chunks.hpp"
 #include "../backend_openmp/workers.hpp"
 #include "../common/backend.hpp"
+#include "../common/kernels.hpp"
 #include "../common/network.hpp"
 #include "../common/share.hpp"
-#include "../common/tier.hpp"
 
 namespace lenet {
 
-enum class Mode { kAllreduce, kExact };
+enum class MpiStrategy { kAllreduce, kExact };
 
 class MpiBackend final : public Backend {
  public:
   // Throws lenet::Error (exit code 2) when the OpenMP runtime gives fewer than `threads`
   // threads.
   // `hosts`: how many hosts the ranks run on, for the report (MpiComm::hosts()).
-  MpiBackend(const std::string& tier, Mode mode, int threads, MPI_Comm comm, int hosts = 1);
+  MpiBackend(const std::string& kernels, MpiStrategy strategy, int threads, MPI_Comm comm,
+             int hosts = 1);
   ~MpiBackend() override;
 
   BackendInfo info() const override;
@@ -66,16 +67,16 @@ class MpiBackend final : public Backend {
   // (backend_openmp/workers.hpp).
   LayerTimes rank_times() const;
 
-  const Mode mode_;
+  const MpiStrategy strategy_;
   const int threads_;
   const MPI_Comm comm_;
   const int hosts_;
   int rank_ = 0, ranks_ = 1;
-  MPI_Datatype chunk_type_;  // one ChunkSum as bytes: a row of the exact mode's gather
+  MPI_Datatype chunk_type_;  // one ChunkSum as bytes: a row of the exact strategy's gather
 
   std::vector<Worker> workers_;   // one per thread
   std::vector<ChunkSum> chunks_;  // allreduce: this rank's chunks; exact: all the batch's
-  // The batch gradient; in the allreduce mode one more float carries the slice's loss sum,
+  // The batch gradient; in the allreduce strategy one more float carries the slice's loss sum,
   // so that gradient and loss travel in one message.
   std::vector<float> grad_;
   std::vector<int> gather_counts_, gather_displs_;  // exact: each rank's chunk rows

@@ -8,7 +8,7 @@
 
 namespace lenet {
 void add_mpi_options(CLI::App& app, MpiOptions& o) {
-  add_tier_option(app, o.tier);
+  add_kernels_option(app, o.kernels);
   app.add_option("--threads", o.threads,
                  "OpenMP threads per rank (more than 1: launch with mpirun --bind-to none or "
                  "--map-by slot:PE=N)")
@@ -49,8 +49,8 @@ std::unique_ptr<Backend> make_mpi_backend(const MpiOptions& o, const Options& co
                  "core(s): they will take turns (expect a slower run)\n",
                  node_ranks, o.threads, online_cores());
   }
-  const Mode mode = o.exact ? Mode::kExact : Mode::kAllreduce;
-  return std::make_unique<MpiBackend>(o.tier, mode, o.threads, comm.handle(), comm.hosts());
+  const MpiStrategy strategy = o.exact ? MpiStrategy::kExact : MpiStrategy::kAllreduce;
+  return std::make_unique<MpiBackend>(o.kernels, strategy, o.threads, comm.handle(), comm.hosts());
 }
 
 }  // namespace lenet

@@ -11,9 +11,9 @@
 namespace lenet {
 
 struct MpiOptions {
-  std::string tier;    // --kernels
-  int threads = 1;     // --threads: OpenMP threads per rank
-  bool exact = false;  // --exact: lenet-serial's bits instead of one allreduce
+  std::string kernels;  // --kernels
+  int threads = 1;      // --threads: OpenMP threads per rank
+  bool exact = false;   // --exact: lenet-serial's bits instead of one allreduce
 };
 
 void add_mpi_options(CLI::App& app, MpiOptions& o);

@@ -134,7 +134,8 @@ Seconds time_collectives(int rank, int ranks, Link link, double budget) {
     MPI_Allreduce(MPI_IN_PLACE, message.data(), static_cast<int>(message.size()), MPI_FLOAT,
                   MPI_SUM, MPI_COMM_WORLD);
   });
-  report("MPI_Allreduce, 9376 B (allreduce mode)", allreduce, log2p * (link.alpha + n / link.beta));
+  report("MPI_Allreduce, 9376 B (allreduce strategy)", allreduce,
+         log2p * (link.alpha + n / link.beta));
   const int row = sizeof(lenet::ChunkSum);
   for (int batch : {32, 128}) {
     const int rows = (batch + lenet::kChunk - 1) / lenet::kChunk;

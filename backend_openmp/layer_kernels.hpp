@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "../common/tier.hpp"
+#include "../common/kernels.hpp"
 
 namespace lenet {
 
 class LayerKernels final : public SampleKernels {
  public:
   explicit LayerKernels(int threads) : threads_(threads), tally_(threads) {}
-  const char* tier() const override { return "ref"; }  // ref's arithmetic, ref's bits
+  const char* name() const override { return "ref"; }  // ref's arithmetic, ref's bits
   void load_input(const uint8_t* pixels) override;
   void c1_forward(const float* params) override;
   void s1_forward(const float* params) override;

@@ -15,13 +15,13 @@ const char* strategy_name(Strategy s) {
   return s == Strategy::kLayer ? "layer" : "batch";
 }
 
-OpenMPBackend::OpenMPBackend(const std::string& tier, Strategy strategy, int threads)
+OpenMPBackend::OpenMPBackend(const std::string& kernels, Strategy strategy, int threads)
     : strategy_(strategy), threads_(threads) {
   if (threads < 1) throw Error("--threads: must be at least 1, got " + std::to_string(threads), 2);
-  if (strategy == Strategy::kLayer && tier != "ref") {
-    throw Error("--strategy layer: runs the ref kernels only, not --kernels " + tier, 2);
+  if (strategy == Strategy::kLayer && kernels != "ref") {
+    throw Error("--strategy layer: runs the ref kernels only, not --kernels " + kernels, 2);
   }
-  workers_ = make_workers(tier, threads);
+  workers_ = make_workers(kernels, threads);
   if (strategy == Strategy::kLayer) {
     // One sample at a time: one chunk buffer, and worker 0's sample gradient as scratch.
     layer_kernels_ = std::make_unique<LayerKernels>(threads_);
@@ -32,7 +32,7 @@ OpenMPBackend::OpenMPBackend(const std::string& tier, Strategy strategy, int thr
 BackendInfo OpenMPBackend::info() const {
   BackendInfo b;
   b.name = "openmp";
-  b.kernels = workers_[0].kernels->tier();
+  b.kernels = workers_[0].kernels->name();
   b.strategy = strategy_name(strategy_);
   b.threads = threads_;
   b.threads_worked = most_working_;

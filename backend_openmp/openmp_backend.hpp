@@ -2,10 +2,10 @@
 // Two strategies (docs/strategies.md):
 //   batch: the chunks of kChunk samples of a mini-batch run on different threads, each with its
 //          own kernels; the chunk sums are then added in chunk order, one parameter slice per
-//          thread. Bit-identical to lenet-serial with the same tier, for every thread count.
+//          thread. Bit-identical to lenet-serial with the same kernels, for every thread count.
 //   layer: one sample at a time, each layer's loops shared among the threads
-//          (layer_kernels.cpp). Also bit-identical to lenet-serial, with the ref tier, its only
-//          tier.
+//          (layer_kernels.cpp). Also bit-identical to lenet-serial, with the ref kernels, its only
+//          kernels.
 #pragma once
 
 #include <memory>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "../common/backend.hpp"
-#include "../common/tier.hpp"
+#include "../common/kernels.hpp"
 #include "chunks.hpp"
 #include "layer_kernels.hpp"
 #include "workers.hpp"
@@ -27,9 +27,9 @@ const char* strategy_name(Strategy s);
 
 class OpenMPBackend final : public Backend {
  public:
-  // Throws lenet::Error (exit code 2) for threads < 1 or the layer strategy with a tier
+  // Throws lenet::Error (exit code 2) for threads < 1 or the layer strategy with kernels
   // other than ref.
-  OpenMPBackend(const std::string& tier, Strategy strategy, int threads);
+  OpenMPBackend(const std::string& kernels, Strategy strategy, int threads);
 
   BackendInfo info() const override;
   void set_params(const std::vector<float>& params) override;

@@ -11,10 +11,10 @@
 namespace lenet {
 
 void add_openmp_options(CLI::App& app, OpenMPOptions& o) {
-  add_tier_option(app, o.tier);
-  app.get_option("--kernels")->description("per-sample kernel tier (--strategy layer: ref only)");
+  add_kernels_option(app, o.kernels);
+  app.get_option("--kernels")->description("per-sample kernels (--strategy layer: ref only)");
   // Recorded while parsing: the App (and its options) is gone when the backend is made.
-  app.get_option("--kernels")->each([&o](const std::string&) { o.tier_given = true; });
+  app.get_option("--kernels")->each([&o](const std::string&) { o.kernels_given = true; });
   // omp_get_max_threads() is OMP_NUM_THREADS when that is set, else the number of cores.
   o.threads = omp_get_max_threads();
   app.add_option("--threads", o.threads, "OpenMP threads (default: OMP_NUM_THREADS, else cores)")
@@ -29,9 +29,9 @@ void add_openmp_options(CLI::App& app, OpenMPOptions& o) {
 
 std::unique_ptr<Backend> make_openmp_backend(const OpenMPOptions& o, const Options& common) {
   const Strategy strategy = o.strategy == "layer" ? Strategy::kLayer : Strategy::kBatch;
-  std::string tier = o.tier;
-  if (strategy == Strategy::kLayer && !o.tier_given && tier != "ref") {
-    tier = "ref";
+  std::string kernels = o.kernels;
+  if (strategy == Strategy::kLayer && !o.kernels_given && kernels != "ref") {
+    kernels = "ref";
     if (!common.quiet) std::printf("lenet-openmp: --strategy layer runs the ref kernels\n");
   }
   // Threads that share a core, or that have no chunk, only wait: say so rather than run slowly
@@ -50,7 +50,7 @@ std::unique_ptr<Backend> make_openmp_backend(const OpenMPOptions& o, const Optio
                  "samples: %d thread(s) will work (use a larger --batch or --strategy layer)\n",
                  o.threads, common.batch, chunks, kChunk, chunks);
   }
-  return std::make_unique<OpenMPBackend>(tier, strategy, o.threads);
+  return std::make_unique<OpenMPBackend>(kernels, strategy, o.threads);
 }
 
 }  // namespace lenet

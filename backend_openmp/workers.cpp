@@ -6,13 +6,13 @@
 
 namespace lenet {
 
-std::vector<Worker> make_workers(const std::string& tier, int threads) {
+std::vector<Worker> make_workers(const std::string& kernels, int threads) {
   std::vector<Worker> workers(threads);
-  workers[0].kernels = make_kernels(tier);  // throws lenet::Error for an unknown tier
+  workers[0].kernels = make_kernels(kernels);  // throws lenet::Error for unknown kernels
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num();
-    if (t > 0) workers[t].kernels = make_kernels(tier);
+    if (t > 0) workers[t].kernels = make_kernels(kernels);
   }
   for (const Worker& w : workers) {
     if (!w.kernels) {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "../common/kernels.hpp"
 #include "../common/network.hpp"
-#include "../common/tier.hpp"
 #include "../common/timer.hpp"
 
 namespace lenet {
@@ -23,9 +23,9 @@ struct alignas(64) Worker {
 
 // One worker per thread of a team of `threads`. Each thread allocates its own kernels, so that
 // its activations lie in that thread's malloc arena, away from the cache lines the other
-// threads write. Throws lenet::Error (exit code 2) for an unknown tier, or when the OpenMP
+// threads write. Throws lenet::Error (exit code 2) for unknown kernels, or when the OpenMP
 // runtime gives fewer threads than asked for.
-std::vector<Worker> make_workers(const std::string& tier, int threads);
+std::vector<Worker> make_workers(const std::string& kernels, int threads);
 
 // The fields of LayerTimes that a worker's timers fill while it computes chunks
 // (common/gradient.hpp's chunk_gradient).

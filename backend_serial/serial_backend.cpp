@@ -4,8 +4,8 @@
 
 namespace lenet {
 
-SerialBackend::SerialBackend(const std::string& tier)
-    : kernels_(make_kernels(tier)),
+SerialBackend::SerialBackend(const std::string& kernels)
+    : kernels_(make_kernels(kernels)),
       batch_grad_(kParamCount),
       chunk_grad_(kParamCount),
       sample_grad_(kParamCount) {}
@@ -13,7 +13,7 @@ SerialBackend::SerialBackend(const std::string& tier)
 BackendInfo SerialBackend::info() const {
   BackendInfo b;
   b.name = "serial";
-  b.kernels = kernels_->tier();
+  b.kernels = kernels_->name();
   return b;
 }
 

@@ -1,5 +1,5 @@
 // The serial backend: the reference every other backend is compared with. One sample at a time,
-// through the chosen kernel tier, summed in the canonical chunk order of common/gradient.hpp.
+// through the chosen kernels, summed in the canonical chunk order of common/gradient.hpp.
 #pragma once
 
 #include <memory>
@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "../common/backend.hpp"
-#include "../common/tier.hpp"
+#include "../common/kernels.hpp"
 
 namespace lenet {
 
 class SerialBackend final : public Backend {
  public:
-  explicit SerialBackend(const std::string& tier);
+  explicit SerialBackend(const std::string& kernels);
 
   BackendInfo info() const override;
   void set_params(const std::vector<float>& params) override { params_ = params; }

@@ -1,4 +1,4 @@
-// lenet-bench-layers: each layer's forward and backward pass, alone, for every kernel tier in
+// lenet-bench-layers: each layer's forward and backward pass, alone, for every kernels in
 // this build, on one sample held in cache: nanoseconds per sample, GFLOP/s and the share of one
 // core's peak, measured when the program starts. What the whole training loop costs per layer is
 // what --timing prints; the two are compared in docs/performance.md.
@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "../common/gradient.hpp"
+#include "../common/kernels.hpp"
 #include "../common/network.hpp"
 #include "../common/rng.hpp"
 #include "../common/simd/vec.hpp"
-#include "../common/tier.hpp"
 
 namespace {
 
@@ -57,10 +57,10 @@ struct Sample {
 };
 
 // Runs `step` on kernels that have just trained one sample (so every buffer is filled).
-void run(benchmark::State& state, const std::string& tier, double flop,
+void run(benchmark::State& state, const std::string& kernels, double flop,
          const std::function<void(SampleKernels&, Sample&)>& step) {
   Sample s;
-  auto k = make_kernels(tier);
+  auto k = make_kernels(kernels);
   train_sample(*k, s.params.data(), s.pixels.data(), s.label, s.grad.data(), nullptr);
   const double t0 = cpu_seconds();
   for (auto _ : state) {
@@ -160,11 +160,11 @@ int main(int argc, char** argv) {
                                           std::to_string(simd::kLanes) +
                                           "-float vectors (%peak is against this)");
   benchmark::RegisterBenchmark("peak_fma", peak_fma);
-  for (const std::string& tier : available_tiers()) {
+  for (const std::string& kernels : available_kernels()) {
     for (const Layer& layer : layers()) {
       benchmark::RegisterBenchmark(
-          (std::string(layer.name) + "/" + tier).c_str(),
-          [tier, &layer](benchmark::State& st) { run(st, tier, layer.flop, layer.step); })
+          (std::string(layer.name) + "/" + kernels).c_str(),
+          [kernels, &layer](benchmark::State& st) { run(st, kernels, layer.flop, layer.step); })
           ->Unit(benchmark::kNanosecond)
           // With --benchmark_repetitions: the fastest repetition, the least disturbed by other
           // programs on a busy machine (the median and mean are printed too).

@@ -1,6 +1,6 @@
 // The one fixed way every CPU backend turns samples into an SGD step (docs/network.md,
 // "Bit-identical CPU backends"):
-//   1. each sample's gradient g_s is computed whole by the kernel tier (train_sample);
+//   1. each sample's gradient g_s is computed whole by the kernels (train_sample);
 //   2. the batch is cut into chunks of kChunk consecutive samples; a chunk's sum is
 //      ((0 + g_first) + g_first+1) + ... in sample order (chunk_gradient);
 //   3. the batch gradient is the chunk sums added in chunk order (accumulate);
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "dataset.hpp"
-#include "tier.hpp"
+#include "kernels.hpp"
 #include "timer.hpp"
 
 namespace lenet {

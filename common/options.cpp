@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "error.hpp"
-#include "tier.hpp"
+#include "kernels.hpp"
 
 namespace lenet {
 
@@ -45,17 +45,17 @@ void add_common_options(CLI::App& app, Options& o) {
                  "tensor within float32 rounding; exit 1 if they differ more");
   app.add_flag("--identical", o.identical,
                "with --verify: require bit-identical parameters (the CPU backends at the same "
-               "--kernels tier, built by the same compiler; MPI only with --exact)");
+               "--kernels, built by the same compiler; MPI only with --exact)");
   app.add_option("--csv", o.csv_path, "append one row describing this run to a CSV file");
   app.add_flag("--timing", o.timing, "time each layer's forward and backward pass");
   app.add_flag("--quiet", o.quiet, "print only the summary block");
 }
 
-void add_tier_option(CLI::App& app, std::string& tier) {
-  const auto tiers = available_tiers();
-  tier = tiers.back();  // the registry lists the fastest last
-  app.add_option("--kernels", tier, "per-sample kernel tier")
-      ->check(CLI::IsMember(tiers))
+void add_kernels_option(CLI::App& app, std::string& kernels) {
+  const auto built = available_kernels();
+  kernels = built.back();  // the registry lists the fastest last
+  app.add_option("--kernels", kernels, "per-sample kernels")
+      ->check(CLI::IsMember(built))
       ->capture_default_str();
 }
 

@@ -35,8 +35,8 @@ void add_common_options(CLI::App& app, Options& opts);
 // the limits, --no-shuffle): all that the peers (peers/) take besides --csv and --quiet.
 void add_training_options(CLI::App& app, Options& opts);
 
-// Adds `--kernels` for the CPU tiers (ref, ...), default: the fastest built.
-void add_tier_option(CLI::App& app, std::string& tier);
+// Adds `--kernels` for the CPU kernels (ref, ...), default: the fastest built.
+void add_kernels_option(CLI::App& app, std::string& kernels);
 
 // Checks what CLI11's validators cannot (e.g. --lr nan); throws lenet::Error naming the flag.
 void check_options(const Options& opts);

@@ -1,6 +1,6 @@
 // --verify: the final parameters against a reference checkpoint (e.g. lenet-serial's), tensor
 // by tensor. Bit-identical backends (docs/network.md) should match bit for bit; the others
-// (MPI's allreduce mode, another kernel tier, CUDA) within float32 rounding, which the
+// (MPI's allreduce strategy, another kernels, CUDA) within float32 rounding, which the
 // tolerance below allows with headroom (docs/network.md, "Verification").
 #pragma once
 

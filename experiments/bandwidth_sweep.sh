@@ -16,7 +16,7 @@ usage() {
   cat <<EOF
 Usage: bash experiments/bandwidth_sweep.sh [options]
 
-For each link rate: the ping-pong over the shaped link, then lenet-mpi (allreduce mode, one
+For each link rate: the ping-pong over the shaped link, then lenet-mpi (allreduce strategy, one
 rank per host) at each per-rank batch size, --repeats times; lenet-serial at the same global
 batch sizes is the baseline. Reports the median time per epoch, the communication share, the
 speedup over serial, and the cost model's prediction beside each measured point.

@@ -22,7 +22,7 @@ and whether the final parameters are bit-identical to serial's.
   --ranks LIST       comma-separated rank counts (default: 1,2,4)
   --threads T        OpenMP threads per rank, the hybrid mode (default: 1)
   --batches LIST     comma-separated batch sizes (default: 32)
-  --kernels K        the kernel tier of every run (default: the fastest built)
+  --kernels K        the kernels of every run (default: the fastest built)
   --exact            also sweep lenet-mpi --exact (bit-identical to serial)
   --eager-limit N    Open MPI's shared-memory eager limit in bytes (default: 16384, so that
                      the 9376-byte gradient goes in one eager message, not the rendezvous
@@ -91,7 +91,7 @@ IFS=, read -ra rank_list <<<"$ranks"
 IFS=, read -ra batch_list <<<"$batches"
 for p in "${rank_list[@]}"; do positive --ranks "$p"; done
 for b in "${batch_list[@]}"; do positive --batches "$b"; done
-built=$(tiers "$mpi")
+built=$(kernels_of "$mpi")
 [[ -n "$kernels" ]] || kernels=${built##*,}
 [[ ",$built," == *",$kernels,"* ]] || die "--kernels: '$kernels' is not built (this build has: $built)"
 modes=("")

@@ -21,7 +21,7 @@ sweep, the test accuracy, and whether the final parameters are bit-identical to 
 
   --max N            most threads (default: nproc = $(nproc)); the last point is N itself
   --batches LIST     comma-separated batch sizes (default: 32)
-  --kernels LIST     tiers for serial and the batch strategy (default: every tier built);
+  --kernels LIST     kernels for serial and the batch strategy (default: all kernels built);
                      the layer strategy always runs ref
   --strategies LIST  batch,layer (default: both)
   --data DIR         MNIST-format data (default: data/fashion; bash run_scripts/get_data.sh)
@@ -82,13 +82,13 @@ for b in "${batch_list[@]}"; do positive --batches "$b"; done
 for s in "${strategy_list[@]}"; do
   [[ "$s" == batch || "$s" == layer ]] || die "--strategies: '$s' is neither batch nor layer"
 done
-built=$(tiers "$serial")
+built=$(kernels_of "$serial")
 [[ -n "$kernels" ]] || kernels=$built
 IFS=, read -ra tier_list <<<"$kernels"
 for k in "${tier_list[@]}"; do
   [[ ",$built," == *",$k,"* ]] || die "--kernels: '$k' is not built (this build has: $built)"
 done
-# Serial runs every tier that an OpenMP run uses, as its baseline.
+# Serial runs all kernels that an OpenMP run uses, as its baseline.
 serial_tiers=("${tier_list[@]}")
 if [[ ",$strategies," == *",layer,"* && ",$kernels," != *",ref,"* ]]; then serial_tiers+=(ref); fi
 

@@ -16,7 +16,7 @@ usage() {
   cat <<EOF
 Usage: bash experiments/scale_sim.sh [options]
 
-Predicted seconds per epoch, speedup and efficiency of lenet-mpi (allreduce mode) for P = 1, 2,
+Predicted seconds per epoch, speedup and efficiency of lenet-mpi (allreduce strategy) for P = 1, 2,
 4, ... ranks on each simulated platform, with each allreduce algorithm, in three series:
   strong32    B = 32 for every P (lenet-mpi needs B >= P: up to P = 32)
   strong1024  B = 1024 for every P

@@ -4,7 +4,7 @@
 
 runs.csv holds the timed repeats (the rows the executables append with --csv); the report takes
 the median time per configuration and compares it with the serial run of the same batch and
-kernel tier measured in the same session. timing.csv holds one --timing run per configuration
+kernels measured in the same session. timing.csv holds one --timing run per configuration
 (per-layer seconds), for the breakdown plot. Exits 1 if any run failed verification.
 """
 import argparse
@@ -70,7 +70,7 @@ def serial_time(summary, kernels, batch):
     for key, s in summary.items():
         if key[0] == "serial" and key[1] == kernels and key[6] == batch:
             return s["seconds"]
-    for key, s in summary.items():  # a baseline of another tier (e.g. PyTorch rows)
+    for key, s in summary.items():  # a baseline of other kernels (e.g. PyTorch rows)
         if key[0] == "serial" and key[1] == "ref" and key[6] == batch:
             return s["seconds"]
     return None
@@ -81,9 +81,9 @@ def table(summary, title):
              "Median seconds per epoch (training loop only) of each configuration's runs (the "
              "runs column; compare.sh's live lines show each run and the same median); speedup "
              "against lenet-serial with "
-             "the same kernel tier and batch, measured in the same session; efficiency = "
+             "the same kernels and batch, measured in the same session; efficiency = "
              "speedup / (threads x ranks); max |param - serial| against the serial run of the "
-             "same batch and tier (CUDA, PyTorch and the peers tiny-dnn and dlib: the `ref` tier).",
+             "same batch and kernels (CUDA, PyTorch and the peers tiny-dnn and dlib: the `ref` kernels).",
              "",
              "| backend | configuration | batch | runs | median s/epoch | images/s | speedup | "
              "efficiency | test acc % | max abs diff | bit-identical | verified |",
@@ -113,7 +113,7 @@ def subtitle(rows, title):
 
 def speedup_plot(summary, backend, axis, path, subtitle):
     """Speedup vs threads (OpenMP) or ranks (MPI): a colour per batch size, a line style per
-    strategy and tier; the legend names each once (a dozen lines would need a dozen entries)."""
+    strategy and kernels; the legend names each once (a dozen lines would need a dozen entries)."""
     series = defaultdict(list)
     for key, s in summary.items():
         if key[0] != backend:
@@ -131,10 +131,10 @@ def speedup_plot(summary, backend, axis, path, subtitle):
     variants = sorted({(st, t) for st, t, _ in series})
     palette = colours()
     styles = ["o-", "s--", "^:", "D-.", "v-", "x--"]
-    for (strategy, tier, b), pts in sorted(series.items()):
+    for (strategy, kernels, b), pts in sorted(series.items()):
         pts.sort()
         ax.plot([p[0] for p in pts], [p[1] for p in pts],
-                styles[variants.index((strategy, tier)) % len(styles)],
+                styles[variants.index((strategy, kernels)) % len(styles)],
                 color=palette[batches.index(b) % len(palette)])
     handles = [ax.plot([], [], "k--", lw=1, label=f"ideal (speedup = {axis})")[0]]
     handles += [ax.plot([], [], "-", color=palette[i % len(palette)], lw=3, label=f"B = {b}")[0]
@@ -143,7 +143,7 @@ def speedup_plot(summary, backend, axis, path, subtitle):
                         label=f"{st} {t}" if st not in ("", "-") else t)[0]
                 for i, (st, t) in enumerate(variants)]
     ax.set_xlabel(f"{axis} ({'lenet-openmp --threads' if axis == 'threads' else 'mpirun -np'})")
-    ax.set_ylabel("speedup over lenet-serial (same tier, same batch; time ratio)")
+    ax.set_ylabel("speedup over lenet-serial (same kernels, same batch; time ratio)")
     ax.set_title(f"lenet-{backend}: how much faster with more {axis}?\n{subtitle}",
                  fontsize=11)
     ax.set_xticks(xs)

@@ -7,15 +7,15 @@
 #                          [--no-peers] [--full]
 #
 # Per batch size B (rate from docs/network.md's table: B 1 -> 0.05, 8 -> 0.3, 32 -> 0.5,
-# 128 -> 1.0): lenet-serial for each kernel tier (its first run saves the reference
-# checkpoint), lenet-openmp at 1..cores threads for each strategy and tier, lenet-mpi at 1..cores
+# 128 -> 1.0): lenet-serial for each kernels (its first run saves the reference
+# checkpoint), lenet-openmp at 1..cores threads for each strategy and kernels, lenet-mpi at 1..cores
 # ranks (fast and --exact), lenet-cuda for each kernel version where a GPU is present, and the
 # PyTorch baseline where python3-torch is installed (at B = 32 on 1 thread; with --full at every
 # batch on 1 and all cores), then the peers lenet-tinydnn and lenet-dlib at 1 thread where they
 # were built (docs/performance.md#peers; not comparable bit for bit, so not verified). Each
 # point runs --repeats times (the report takes the median; the live line shows each repeat and
 # that median) plus once with --timing for the per-layer plot. Every run is checked with
-# --verify against the serial run of the same batch (and the same tier, for the CPU backends,
+# --verify against the serial run of the same batch (and the same kernels, for the CPU backends,
 # with --identical where the bits must match); a mismatch marks the row FAILED and the script
 # exits non-zero. It prints the number of runs and an estimate of its duration first.
 # Defaults: the real digits (data/digits), 1 epoch, batches 1,8,32,128, 3 repeats: 272 runs,
@@ -127,11 +127,11 @@ every_point() {
     lr=$(lr_for "$B")
     common=(--data "$data" --epochs "$epochs" --batch "$B" --lr "$lr")
     [[ $planning -eq 1 ]] || echo "batch $B, lr $lr"
-    # The references: one serial run per tier. CPU runs are checked against the serial run of
-    # their own tier, with --identical where docs/network.md promises the same bits (serial,
-    # OpenMP, MPI --exact); MPI's allreduce mode, CUDA and PyTorch within tolerance.
+    # The references: one serial run per set of kernels. CPU runs are checked against the serial run of
+    # their own kernels, with --identical where docs/network.md promises the same bits (serial,
+    # OpenMP, MPI --exact); MPI's allreduce strategy, CUDA and PyTorch within tolerance.
     ck() { echo "$out/checkpoints/serial-B$B-$1.ck"; }
-    for t in $(tiers "$bin/backend_serial/lenet-serial" | tr , ' '); do
+    for t in $(kernels_of "$bin/backend_serial/lenet-serial" | tr , ' '); do
       if [[ $planning -eq 1 ]]; then
         planned=$((planned + 1))
       else
@@ -139,15 +139,15 @@ every_point() {
       fi
     done
     verify=(--verify "$(ck ref)")
-    for t in $(tiers "$bin/backend_serial/lenet-serial" | tr , ' '); do
+    for t in $(kernels_of "$bin/backend_serial/lenet-serial" | tr , ' '); do
       point "serial $t" "$bin/backend_serial/lenet-serial" "${common[@]}" --verify "$(ck "$t")" \
         --identical --kernels "$t"
     done
     omp="$bin/backend_openmp/lenet-openmp"
     if [[ -x $omp ]]; then
-      for t in $(tiers "$omp" | tr , ' '); do
+      for t in $(kernels_of "$omp" | tr , ' '); do
         for s in batch layer; do
-          [[ $s == layer && $t != ref ]] && continue  # layer supports the readable tier only
+          [[ $s == layer && $t != ref ]] && continue  # layer supports the readable kernels only
           for ((n = 1; n <= max_threads; n *= 2)); do
             point "openmp $s $t, $n threads" env OMP_NUM_THREADS="$n" "$omp" "${common[@]}" --verify "$(ck "$t")" \
               --identical --kernels "$t" --strategy "$s" --threads "$n"
@@ -157,7 +157,7 @@ every_point() {
     fi
     mpi="$bin/backend_mpi/lenet-mpi"
     if [[ -x $mpi ]] && command -v mpirun >/dev/null; then
-      for t in $(tiers "$mpi" | tr , ' '); do
+      for t in $(kernels_of "$mpi" | tr , ' '); do
         for mode in "" --exact; do
           for ((p = 1; p <= max_ranks; p *= 2)); do
             [[ $p -gt $B ]] && continue  # a batch needs at least one sample per rank
@@ -165,7 +165,7 @@ every_point() {
             # OMP_PROC_BIND set, every rank would pin its thread to the first core (the same one).
             place=(--map-by core --bind-to core)
             [[ $p -gt $cores ]] && place=(--oversubscribe --bind-to none)
-            name=allreduce # the report's names of the two modes
+            name=allreduce # the report's names of the two strategies
             [[ -z $mode ]] || name=exact
             point "mpi $name $t, $p ranks" env -u OMP_PLACES -u OMP_PROC_BIND \
               mpirun -np "$p" "${place[@]}" "$mpi" "${common[@]}" --verify "$(ck "$t")" --kernels "$t" \

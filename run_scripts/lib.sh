@@ -30,9 +30,9 @@ lr_for() {
   fi
 }
 
-# tiers EXE: the kernel tiers an executable was built with, comma-separated, from the --kernels
+# kernels_of EXE: the kernels an executable was built with, comma-separated, from the --kernels
 # line of its --help ("--kernels TEXT:{ref,simd}=simd"); empty if it has no such option.
-tiers() { "$1" --help | sed -n 's/.*--kernels TEXT:{\([^}]*\)}.*/\1/p'; }
+kernels_of() { "$1" --help | sed -n 's/.*--kernels TEXT:{\([^}]*\)}.*/\1/p'; }
 
 # require_built EXE...: each must exist, or the user is told to build first.
 require_built() {

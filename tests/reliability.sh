@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 crc() { awk -F'= ' '/Param CRC-32/ {print $2}' "$1"; }
 
-# B = 2 (one sample per rank on 2 MPI ranks) with the readable tier. RELIABILITY_IMAGES (the
+# B = 2 (one sample per rank on 2 MPI ranks) with the readable kernels. RELIABILITY_IMAGES (the
 # MPI test takes fewer: each step is an allreduce, slow when another process holds a core).
 images=${RELIABILITY_IMAGES:-20000}
 steps=$((images / 2))

@@ -52,7 +52,7 @@ if [[ $(basename "$exe") == lenet-openmp ]]; then
     ok "OMP_PROC_BIND=close, --threads $(nproc): no false warning"
   "$exe" --data "$data" --threads 2 --strategy layer >"$tmp/out" 2>"$tmp/err"
   grep -q "strategy layer runs the ref kernels" "$tmp/out" && grep -q "Kernels .*= ref" "$tmp/out" &&
-    ok "--strategy layer says it runs ref" || fail "--strategy layer switched tiers silently"
+    ok "--strategy layer says it runs ref" || fail "--strategy layer switched kernels silently"
 fi
 
 echo "$failures failed"

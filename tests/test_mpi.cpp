@@ -1,7 +1,7 @@
 // The MPI backend, run by every rank of a 2-rank mpirun (tests/mpi.cmake): the PyTorch vectors
-// in both modes; the allreduce mode close to lenet-serial, tensor by tensor (rtol 1e-5 after one
-// step, 1e-4 after an epoch; tests/vectors.hpp); the exact mode and the hybrid threads
-// bit-identical to lenet-serial; and after every run, the same parameters on every rank.
+// in both strategies; the allreduce strategy close to lenet-serial, tensor by tensor (rtol 1e-5
+// after one step, 1e-4 after an epoch; tests/vectors.hpp); the exact strategy and the hybrid
+// threads bit-identical to lenet-serial; and after every run, the same parameters on every rank.
 // MPI_COMM_SELF gives each rank a one-rank backend of its own, for the cases that need P = 1.
 #include <mpi.h>
 
@@ -22,13 +22,13 @@ using namespace lenet::test;
 
 namespace {
 
-const char* name(Mode m) {
-  return m == Mode::kExact ? "exact" : "allreduce";
+const char* strategy_name(MpiStrategy m) {
+  return m == MpiStrategy::kExact ? "exact" : "allreduce";
 }
 
-std::unique_ptr<Backend> mpi(Mode mode, const std::string& tier, int threads = 1,
+std::unique_ptr<Backend> mpi(MpiStrategy strategy, const std::string& kernels, int threads = 1,
                              MPI_Comm comm = MPI_COMM_WORLD) {
-  return std::make_unique<MpiBackend>(tier, mode, threads, comm);
+  return std::make_unique<MpiBackend>(kernels, strategy, threads, comm);
 }
 
 // The learning rates of docs/network.md's table, so that no run saturates.
@@ -55,38 +55,38 @@ std::vector<float> one_step(Backend& b, int batch) {
   return b.get_params();
 }
 
-// Each mode's checks are test cases of their own, tagged [allreduce] or [exact] (never both),
-// so that a failure names the mode that has it (the lab kit grades the two apart).
+// Each strategy's checks are test cases of their own, tagged [allreduce] or [exact] (never both),
+// so that a failure names the strategy that has it (the lab kit grades the two apart).
 
-void check_vectors(Mode mode) {
-  for (const std::string& tier : available_tiers()) {
-    INFO("tier " << tier << ", " << name(mode));
-    check_one_step_vectors([&] { return mpi(mode, tier); });
-    check_trajectory_vectors([&] { return mpi(mode, tier); });
+void check_vectors(MpiStrategy strategy) {
+  for (const std::string& kernels : available_kernels()) {
+    INFO("kernels " << kernels << ", " << strategy_name(strategy));
+    check_one_step_vectors([&] { return mpi(strategy, kernels); });
+    check_trajectory_vectors([&] { return mpi(strategy, kernels); });
   }
 }
 
 // A short last batch may have fewer samples than ranks: the ranks without any add zeros.
-void check_tiny_batch(Mode mode) {
+void check_tiny_batch(MpiStrategy strategy) {
   SerialBackend serial("ref");
-  auto b = mpi(mode, "ref");
+  auto b = mpi(strategy, "ref");
   const auto got = one_step(*b, 1);
   CHECK(got == one_step(serial, 1));
   CHECK(same_on_every_rank(got));
 }
 
 // B = 100: each rank has 3 or 4 chunks, the last ones partial, so that every thread works.
-void check_hybrid(Mode mode) {
-  for (const std::string& tier : available_tiers()) {
-    auto one = mpi(mode, tier, 1);
+void check_hybrid(MpiStrategy strategy) {
+  for (const std::string& kernels : available_kernels()) {
+    auto one = mpi(strategy, kernels, 1);
     const auto want = train_params(*one, vector_train(), 100, 0.5f, 2);
-    if (mode == Mode::kExact) {
-      SerialBackend serial(tier);
+    if (strategy == MpiStrategy::kExact) {
+      SerialBackend serial(kernels);
       CHECK(want == train_params(serial, vector_train(), 100, 0.5f, 2));
     }
     for (int threads : {2, 3}) {
-      INFO("tier " << tier << ", " << threads << " threads per rank");
-      auto b = mpi(mode, tier, threads);
+      INFO("kernels " << kernels << ", " << threads << " threads per rank");
+      auto b = mpi(strategy, kernels, threads);
       const auto got = train_params(*b, vector_train(), 100, 0.5f, 2);
       CHECK(got == want);
       CHECK(same_on_every_rank(got));
@@ -94,23 +94,25 @@ void check_hybrid(Mode mode) {
   }
 }
 
-void check_evaluate(Mode mode) {
+void check_evaluate(MpiStrategy strategy) {
   SerialBackend serial("ref");
   for (int threads : {1, 2}) {
-    INFO(name(mode) << ", " << threads << " threads");
-    auto b = mpi(mode, "ref", threads);
+    INFO(strategy_name(strategy) << ", " << threads << " threads");
+    auto b = mpi(strategy, "ref", threads);
     train_params(*b, vector_train(), 8, 0.3f, 1);
     train_params(serial, vector_train(), 8, 0.3f, 1);
     const EvalResult got = b->evaluate(), want = serial.evaluate();
     CHECK(got.count == want.count);
     CHECK(got.correct == want.correct);
-    // Other parameters in the allreduce mode; in the exact mode only other summation orders.
-    CHECK(got.loss_sum == Approx(want.loss_sum).epsilon(mode == Mode::kExact ? 1e-12 : 1e-6));
+    // Other parameters in the allreduce strategy; in the exact strategy only other summation
+    // orders.
+    CHECK(got.loss_sum ==
+          Approx(want.loss_sum).epsilon(strategy == MpiStrategy::kExact ? 1e-12 : 1e-6));
   }
 }
 
-void check_comm_timed(Mode mode) {
-  auto b = mpi(mode, "ref");
+void check_comm_timed(MpiStrategy strategy) {
+  auto b = mpi(strategy, "ref");
   train_params(*b, vector_train(), 8, 0.3f, 1);  // ends with get_params(): the report's sums
   const LayerTimes t = b->times();
   CHECK(t.comm > 0);
@@ -124,21 +126,21 @@ void check_comm_timed(Mode mode) {
 }  // namespace
 
 TEST_CASE("mpi allreduce: one step and 64 steps match PyTorch", "[allreduce][vectors]") {
-  check_vectors(Mode::kAllreduce);
+  check_vectors(MpiStrategy::kAllreduce);
 }
 
 TEST_CASE("mpi exact: one step and 64 steps match PyTorch", "[exact][vectors]") {
-  check_vectors(Mode::kExact);
+  check_vectors(MpiStrategy::kExact);
 }
 
 TEST_CASE("mpi allreduce: close to serial per tensor (rtol 1e-5 a step, 1e-4 an epoch)",
           "[allreduce]") {
-  for (const std::string& tier : available_tiers()) {
+  for (const std::string& kernels : available_kernels()) {
     for (int batch : {7, 32}) {
-      const std::string what = tier + ", B = " + std::to_string(batch);
+      const std::string what = kernels + ", B = " + std::to_string(batch);
       INFO(what);
-      SerialBackend serial(tier);
-      auto b = mpi(Mode::kAllreduce, tier);
+      SerialBackend serial(kernels);
+      auto b = mpi(MpiStrategy::kAllreduce, kernels);
       const auto step = one_step(*b, batch);
       CHECK(params_close(what + ", one step", step, one_step(serial, batch), 1e-5));
       CHECK(same_on_every_rank(step));
@@ -151,21 +153,21 @@ TEST_CASE("mpi allreduce: close to serial per tensor (rtol 1e-5 a step, 1e-4 an 
 }
 
 TEST_CASE("mpi allreduce: one rank is lenet-serial, bit for bit", "[allreduce]") {
-  for (const std::string& tier : available_tiers()) {
-    SerialBackend serial(tier);
-    auto b = mpi(Mode::kAllreduce, tier, 1, MPI_COMM_SELF);
+  for (const std::string& kernels : available_kernels()) {
+    SerialBackend serial(kernels);
+    auto b = mpi(MpiStrategy::kAllreduce, kernels, 1, MPI_COMM_SELF);
     CHECK(train_params(*b, vector_train(), 32, 0.5f, 2) ==
           train_params(serial, vector_train(), 32, 0.5f, 2));
   }
 }
 
 TEST_CASE("mpi exact: bit-identical to serial", "[exact]") {
-  for (const std::string& tier : available_tiers()) {
+  for (const std::string& kernels : available_kernels()) {
     // B = 1 on one rank (B < P is refused by lenet-mpi); 7 and 32 on all ranks.
     for (int batch : {1, 7, 32}) {
-      INFO("tier " << tier << ", B = " << batch);
-      SerialBackend serial(tier);
-      auto b = mpi(Mode::kExact, tier, 1, batch == 1 ? MPI_COMM_SELF : MPI_COMM_WORLD);
+      INFO("kernels " << kernels << ", B = " << batch);
+      SerialBackend serial(kernels);
+      auto b = mpi(MpiStrategy::kExact, kernels, 1, batch == 1 ? MPI_COMM_SELF : MPI_COMM_WORLD);
       const auto got = train_params(*b, vector_train(), batch, lr_for(batch), 2);
       CHECK(got == train_params(serial, vector_train(), batch, lr_for(batch), 2));
       CHECK(b->epoch_loss_sum() == serial.epoch_loss_sum());
@@ -175,37 +177,37 @@ TEST_CASE("mpi exact: bit-identical to serial", "[exact]") {
 }
 
 TEST_CASE("mpi allreduce: a batch smaller than the rank count", "[allreduce]") {
-  check_tiny_batch(Mode::kAllreduce);
+  check_tiny_batch(MpiStrategy::kAllreduce);
 }
 
 TEST_CASE("mpi exact: a batch smaller than the rank count", "[exact]") {
-  check_tiny_batch(Mode::kExact);
+  check_tiny_batch(MpiStrategy::kExact);
 }
 
 TEST_CASE("mpi allreduce hybrid: the same bits for any thread count per rank",
           "[allreduce][hybrid]") {
-  check_hybrid(Mode::kAllreduce);
+  check_hybrid(MpiStrategy::kAllreduce);
 }
 
 TEST_CASE("mpi exact hybrid: lenet-serial's bits for any thread count per rank",
           "[exact][hybrid]") {
-  check_hybrid(Mode::kExact);
+  check_hybrid(MpiStrategy::kExact);
 }
 
 TEST_CASE("mpi allreduce: evaluate adds every rank's slice of the test set", "[allreduce]") {
-  check_evaluate(Mode::kAllreduce);
+  check_evaluate(MpiStrategy::kAllreduce);
 }
 
 TEST_CASE("mpi exact: evaluate adds every rank's slice of the test set", "[exact]") {
-  check_evaluate(Mode::kExact);
+  check_evaluate(MpiStrategy::kExact);
 }
 
 TEST_CASE("mpi allreduce: communication is timed even without --timing", "[allreduce]") {
-  check_comm_timed(Mode::kAllreduce);
+  check_comm_timed(MpiStrategy::kAllreduce);
 }
 
 TEST_CASE("mpi exact: communication is timed even without --timing", "[exact]") {
-  check_comm_timed(Mode::kExact);
+  check_comm_timed(MpiStrategy::kExact);
 }
 
 TEST_CASE("mpi: the first option on which some rank differs from rank 0, and that rank",

@@ -25,9 +25,9 @@ namespace {
 constexpr int kThreadCounts[] = {1, 2, 3, 4};
 constexpr Strategy kStrategies[] = {Strategy::kBatch, Strategy::kLayer};
 
-// The tiers a strategy runs: batch any, layer only ref.
+// The kernels a strategy runs: batch any, layer only ref.
 std::vector<std::string> tiers_of(Strategy s) {
-  return s == Strategy::kLayer ? std::vector<std::string>{"ref"} : available_tiers();
+  return s == Strategy::kLayer ? std::vector<std::string>{"ref"} : available_kernels();
 }
 
 // The 128 vector images 8 times over: at B = 100 a step has 7 chunks, the last one partial, so
@@ -86,19 +86,20 @@ void expect_cli_error(const std::string& args, const std::string& flag) {
 // (run_scripts/lab.sh grade N runs `ctest -L labN`): lab 1 is the batch strategy's parallel
 // region, lab 2 the layer strategy's kernels.
 void check_one_step(Strategy s) {
-  for (const std::string& tier : tiers_of(s)) {
+  for (const std::string& kernels : tiers_of(s)) {
     for (int threads : kThreadCounts) {
-      INFO(strategy_name(s) << ", tier " << tier << ", " << threads << " threads");
-      check_one_step_vectors([&] { return std::make_unique<OpenMPBackend>(tier, s, threads); });
+      INFO(strategy_name(s) << ", kernels " << kernels << ", " << threads << " threads");
+      check_one_step_vectors([&] { return std::make_unique<OpenMPBackend>(kernels, s, threads); });
     }
   }
 }
 
 void check_trajectory(Strategy s) {
-  for (const std::string& tier : tiers_of(s)) {
+  for (const std::string& kernels : tiers_of(s)) {
     for (int threads : kThreadCounts) {
-      INFO(strategy_name(s) << ", tier " << tier << ", " << threads << " threads");
-      check_trajectory_vectors([&] { return std::make_unique<OpenMPBackend>(tier, s, threads); });
+      INFO(strategy_name(s) << ", kernels " << kernels << ", " << threads << " threads");
+      check_trajectory_vectors(
+          [&] { return std::make_unique<OpenMPBackend>(kernels, s, threads); });
     }
   }
 }
@@ -153,17 +154,17 @@ void check_bit_identity(Strategy s) {
                         {&vector_train(), 32},
                         {&repeated_train(), 32},
                         {&repeated_train(), 100}};
-  for (const std::string& tier : tiers_of(s)) {
+  for (const std::string& kernels : tiers_of(s)) {
     for (const Case& c : cases) {
       // The layer strategy's parallelism does not depend on the batch: the small set will do.
       if (s == Strategy::kLayer && c.data != &vector_train()) continue;
-      SerialBackend serial(tier);
+      SerialBackend serial(kernels);
       const auto want = train_params(serial, *c.data, c.batch, lr_for(c.batch), 2);
       REQUIRE(want != init_params(1));
       for (int threads : kThreadCounts) {
-        INFO(strategy_name(s) << ", tier " << tier << ", " << c.data->count << " images, B "
+        INFO(strategy_name(s) << ", kernels " << kernels << ", " << c.data->count << " images, B "
                               << c.batch << ", " << threads << " threads");
-        OpenMPBackend omp(tier, s, threads);
+        OpenMPBackend omp(kernels, s, threads);
         CHECK(train_params(omp, *c.data, c.batch, lr_for(c.batch), 2) == want);
       }
     }
@@ -181,14 +182,14 @@ TEST_CASE("layer: bit-identical to lenet-serial for 1 to 4 threads", "[openmp][l
 TEST_CASE("the test loss and accuracy are serial's for every thread count", "[openmp]") {
   const Dataset& test = repeated_train();  // 1024 images: every thread gets some
   for (Strategy s : kStrategies) {
-    for (const std::string& tier : tiers_of(s)) {
-      SerialBackend serial(tier);
+    for (const std::string& kernels : tiers_of(s)) {
+      SerialBackend serial(kernels);
       train_params(serial, vector_train(), 8, 0.3f, 1);
       serial.bind_data(vector_train(), test);
       const EvalResult want = serial.evaluate();
       for (int threads : kThreadCounts) {
-        INFO(strategy_name(s) << ", tier " << tier << ", " << threads << " threads");
-        OpenMPBackend omp(tier, s, threads);
+        INFO(strategy_name(s) << ", kernels " << kernels << ", " << threads << " threads");
+        OpenMPBackend omp(kernels, s, threads);
         omp.bind_data(vector_train(), test);
         omp.set_params(serial.get_params());
         const EvalResult got = omp.evaluate();
@@ -228,7 +229,7 @@ TEST_CASE("bad construction arguments are one-line errors with exit code 2", "[o
   }
   try {
     OpenMPBackend omp("simd", Strategy::kLayer, 2);
-    FAIL("no error for the layer strategy with another tier");
+    FAIL("no error for the layer strategy with another kernels");
   } catch (const Error& e) {
     CHECK(e.exit_code() == 2);
     CHECK(std::string(e.what()).find("--strategy layer") != std::string::npos);
@@ -239,8 +240,9 @@ TEST_CASE("lenet-openmp rejects bad --threads and --strategy", "[openmp][cli]") 
   expect_cli_error("--threads 0", "--threads");
   expect_cli_error("--threads -3", "--threads");
   expect_cli_error("--strategy bogus", "--strategy");
-  for (const std::string& tier : available_tiers()) {
-    if (tier != "ref") expect_cli_error("--strategy layer --kernels " + tier, "--strategy layer");
+  for (const std::string& kernels : available_kernels()) {
+    if (kernels != "ref")
+      expect_cli_error("--strategy layer --kernels " + kernels, "--strategy layer");
   }
 }
 

@@ -1,13 +1,13 @@
-// The simd tier's vector exp and sigmoid (common/simd/vexp.hpp): lane for lane the same bits as
-// the scalar vexp of common/vexp.hpp (whose error against std::exp tests/test_vexp.cpp
-// measures), so both tiers' sigmoids agree exactly for the same input; and within 2 ulp of
+// The simd kernels' vector exp and sigmoid (common/simd/exp_vectors.hpp): lane for lane the same
+// bits as the scalar vexp of common/vexp.hpp (whose error against std::exp tests/test_vexp.cpp
+// measures), so both kernels' sigmoids agree exactly for the same input; and within 2 ulp of
 // std::exp themselves, at whatever vector width this build has.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 
-#include "../common/simd/vexp.hpp"
+#include "../common/simd/exp_vectors.hpp"
 #include "../common/vexp.hpp"
 #include "ulps.hpp"
 

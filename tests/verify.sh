@@ -3,8 +3,8 @@
 #   - a NaN parameter fails (std::max ignores NaN: the old check printed SUCCESSFUL);
 #   - b3[0] moved by 2e-5 fails, although that is below 1e-4 of the largest parameter (the old,
 #     global tolerance, which passed it; checked below): each tensor is judged on its own scale;
-#   - another kernel tier is "close" but not bit-identical: SUCCESSFUL, and UNSUCCESSFUL with
-#     --identical; the same tier is bit-identical and passes --identical.
+#   - another kernels is "close" but not bit-identical: SUCCESSFUL, and UNSUCCESSFUL with
+#     --identical; the same kernels is bit-identical and passes --identical.
 # Usage: verify.sh EXECUTABLE DATA_DIR [LAUNCHER...]
 set -u
 exe=$1 data=$2
@@ -65,12 +65,12 @@ check "same parameters" 0 "SUCCESSFUL (bit-identical)" --epochs 0 --load "$tmp/i
 check "a NaN parameter" 1 "UNSUCCESSFUL" --epochs 0 --load "$tmp/nan.ck" --verify "$tmp/init.ck"
 check "a NaN in the reference" 1 "NaN" --epochs 0 --load "$tmp/init.ck" --verify "$tmp/nan.ck"
 check "b3[0] off by 2e-5" 1 "worst tensor b3" --epochs 0 --load "$tmp/b3.ck" --verify "$tmp/simd.ck"
-check "same tier, --identical" 0 "SUCCESSFUL (bit-identical)" --kernels simd \
+check "same kernels, --identical" 0 "SUCCESSFUL (bit-identical)" --kernels simd \
   --verify "$tmp/simd.ck" --identical
 if "$exe" --help | grep -q -- "--kernels.*ref"; then
-  check "another tier" 0 "SUCCESSFUL (within tolerance, not bit-identical" --kernels ref \
+  check "other kernels" 0 "SUCCESSFUL (within tolerance, not bit-identical" --kernels ref \
     --verify "$tmp/simd.ck"
-  check "another tier, --identical" 1 "UNSUCCESSFUL (not bit-identical as --identical requires" \
+  check "other kernels, --identical" 1 "UNSUCCESSFUL (not bit-identical as --identical requires" \
     --kernels ref --verify "$tmp/simd.ck" --identical
 fi
 expect "--identical without --verify" "--identical" "${run[@]}" --identical

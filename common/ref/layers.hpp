@@ -1,4 +1,4 @@
-// The `ref` tier's loops, one function per loop nest, each over a range [begin, end) of outputs
+// The `ref` kernels' loops, one function per loop nest, each over a range [begin, end) of outputs
 // that do not depend on one another. RefKernels (ref_kernels.cpp) runs each over its whole
 // range; the OpenMP layer strategy (backend_openmp/layer_kernels.cpp) gives each thread a part
 // of the range. The loops are compiled once, here, so an output element is computed by the same

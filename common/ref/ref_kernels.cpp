@@ -1,4 +1,4 @@
-// The ref tier: each layer's loops (layers.hpp) over all of the layer, one after the other.
+// The ref kernels: each layer's loops (layers.hpp) over all of the layer, one after the other.
 #include "ref_kernels.hpp"
 
 #include "layers.hpp"

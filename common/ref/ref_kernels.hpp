@@ -1,15 +1,15 @@
-// The `ref` tier: one sample forward and backward in plain loops, one layer per file
+// The `ref` kernels: one sample forward and backward in plain loops, one layer per file
 // (c1.cpp, s1.cpp, f.cpp, declared in layers.hpp). Read it beside docs/network.md: the comments
 // quote its formulas.
 #pragma once
 
-#include "../tier.hpp"
+#include "../kernels.hpp"
 
 namespace lenet {
 
 class RefKernels final : public SampleKernels {
  public:
-  const char* tier() const override { return "ref"; }
+  const char* name() const override { return "ref"; }
   void load_input(const uint8_t* pixels) override;
   void c1_forward(const float* params) override;
   void s1_forward(const float* params) override;

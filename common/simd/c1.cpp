@@ -8,8 +8,8 @@
 //   dW1[m][u][v] = sum_o d1[m][o] * xs[v][o + 24 u]
 // C1 is 93% of the network's multiply-adds, so the loops are blocked for the registers: each
 // vector loaded is used by several multiply-adds before the next load.
+#include "exp_vectors.hpp"
 #include "simd_kernels.hpp"
-#include "vexp.hpp"
 
 namespace lenet {
 
@@ -22,8 +22,8 @@ namespace {
 // kFwdMaps * kFwdVectors multiply-adds.
 constexpr int kFwdMaps = kVectorRegisters >= 32 ? 6 : 3;
 constexpr int kFwdVectors = 3;
-// The sigmoid: a pass of its own over z1 (vexp.hpp's sigmoids). Inside the block loop above it
-// was slower: with 16 registers its temporaries push the accumulators out (AVX2: 2,786 -> 3,424
+// The sigmoid: a pass of its own over z1 (exp_vectors.hpp's sigmoids). Inside the block loop above
+// it was slower: with 16 registers its temporaries push the accumulators out (AVX2: 2,786 -> 3,424
 // ns), and with 32 it gained nothing measurable.
 // Backward: kBwdMaps maps x the 5 taps of one kernel row u, summed over the map in registers.
 constexpr int kBwdMaps = kVectorRegisters >= 32 ? 3 : 2;

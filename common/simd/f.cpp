@@ -8,8 +8,8 @@
 // it in 8 columns: the rows of W3 and dW3 are packed, so a vector must not run past a row.
 #include <cmath>
 
+#include "exp_vectors.hpp"
 #include "simd_kernels.hpp"
-#include "vexp.hpp"
 
 namespace lenet {
 
@@ -41,7 +41,7 @@ float SimdKernels::f_forward(const float* params, int label) {
     z3_[k] = b3[k] + sums[k];
   // Softmax with the maximum subtracted; the loss as log-sum-exp minus the label's logit, which
   // stays finite where p[label] would round to 0. The exps and the divisions on whole vectors
-  // (vexp.hpp's vexp gives each lane what the scalar lenet::vexp of ref gives), the sum in
+  // (exp_vectors.hpp's vexp gives each lane what the scalar lenet::vexp of ref gives), the sum in
   // class order as in ref.
   float zmax = z3_[0];
   for (int k = 1; k < kClasses; ++k)

@@ -10,8 +10,8 @@
 #include <algorithm>
 
 #include "../ref/layers.hpp"  // ref's loops: what the lab's stand-in runs
+#include "exp_vectors.hpp"
 #include "simd_kernels.hpp"
-#include "vexp.hpp"
 
 namespace lenet {
 
@@ -70,7 +70,7 @@ void SimdKernels::s1_forward(const float* params) {
                                     add_pairs(load(r + 2 * kLanes), load(r + 3 * kLanes)));
     store(z2_ + n, z);
   }
-  // The sigmoids in a pass of their own, several vectors at a time (vexp.hpp).
+  // The sigmoids in a pass of their own, several vectors at a time (exp_vectors.hpp).
   sigmoids(z2_, a2_, padded(kS1Size));
 }
 // LAB 4 END

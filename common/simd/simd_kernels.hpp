@@ -1,4 +1,4 @@
-// The `simd` tier: the same six layer functions as `ref` (common/ref/), written with explicit
+// The `simd` kernels: the same six layer functions as `ref` (common/ref/), written with explicit
 // vectors (vec.hpp) whose width the build target chooses. One layer per file, like ref:
 //   input.cpp  pixels -> x, and the five shifted copies of x that C1 reads
 //   c1.cpp     convolution (93% of the work), s1.cpp pooling, f.cpp fully connected + softmax
@@ -9,14 +9,14 @@
 // so a sample's result does not depend on which samples this object ran before it.
 #pragma once
 
-#include "../tier.hpp"
+#include "../kernels.hpp"
 #include "vec.hpp"
 
 namespace lenet {
 
 class SimdKernels final : public SampleKernels {
  public:
-  const char* tier() const override { return "simd"; }
+  const char* name() const override { return "simd"; }
   void load_input(const uint8_t* pixels) override;
   void c1_forward(const float* params) override;
   void s1_forward(const float* params) override;

@@ -1,4 +1,4 @@
-// The vector type of the `simd` tier: GCC vector extensions (which Clang understands too), with
+// The vector type of the `simd` kernels: GCC vector extensions (which Clang understands too), with
 // the width chosen by the build target, so that one source serves every machine:
 //   AVX-512 (-march=native here): 16 floats, 32 registers
 //   AVX2 / AVX:                    8 floats, 16 registers

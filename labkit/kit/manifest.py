@@ -22,7 +22,7 @@ def _check(cond, lab, what):
 
 def checks_for(manifest, mode):
     """The checks that apply in `mode` ("cpu", "gpu" or "emulated"): those without a "when",
-    and those whose "when" names the mode."""
+    and those whose "when" names the strategy."""
     return [c for c in manifest["checks"] if c.get("when", mode) == mode]
 
 

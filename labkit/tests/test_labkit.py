@@ -349,10 +349,10 @@ def one_lab(n):
         expect(rc == 1 and seconds < 300, f"lab {n}'s {name}: exit {rc} after {seconds:.0f} s")
         expect(any("did not end" in t["output"] for t in r["tests"]),
                f"lab {n}'s {name}: no check says it did not end")
-        if n == 3:  # the allreduce mode hangs; the exact mode's checks still count
+        if n == 3:  # the allreduce strategy hangs; the exact strategy's checks still count
             exact = [t for t in r["tests"] if t["name"].startswith("correctness: exact")]
             expect(exact and all(t["status"] == "passed" for t in exact),
-                   "lab 3's deadlock in the allreduce mode cost the exact mode's checks")
+                   "lab 3's deadlock in the allreduce strategy cost the exact strategy's checks")
         no_process_left()
 
 

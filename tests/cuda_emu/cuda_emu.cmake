@@ -41,7 +41,7 @@ foreach(cu ${LENET_CUDA_SOURCES})
 endforeach()
 add_library(lenet_cuda_emu STATIC ${emu_sources})
 target_link_libraries(lenet_cuda_emu PUBLIC lenet_common cuda_emu)
-add_executable(lenet-cuda-emu ${cuda_src}/main.cpp)
+add_executable(lenet-cuda-emu ${cuda_src}/main.cpp ${cuda_src}/cuda_options.cpp)
 target_link_libraries(lenet-cuda-emu PRIVATE lenet_cuda_emu)
 
 # The CUDA test suite of a GPU (tests/test_cuda.cpp, unchanged), one CTest test per case so that
@@ -105,7 +105,7 @@ foreach(mutant no_a1_barrier last_sample)
   add_library(cuda_emu_mutant_${mutant} OBJECT ${cpp})
   target_link_libraries(cuda_emu_mutant_${mutant} PRIVATE lenet_common cuda_emu)
   # The mutated object comes first, so the library's own copy of that file is never linked.
-  add_executable(lenet-cuda-emu-${mutant} ${cuda_src}/main.cpp)
+  add_executable(lenet-cuda-emu-${mutant} ${cuda_src}/main.cpp ${cuda_src}/cuda_options.cpp)
   target_link_libraries(lenet-cuda-emu-${mutant} PRIVATE cuda_emu_mutant_${mutant} lenet_cuda_emu)
   add_test(NAME "cuda-emulated: a mutant (${mutant}, ${cu}) fails the training check"
     COMMAND ${train_check} fail $<TARGET_FILE:lenet-cuda-emu-${mutant}>

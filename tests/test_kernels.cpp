@@ -1,9 +1,9 @@
-// Every per-sample kernel tier against the PyTorch vectors: forward activations, one sample's
+// Every per-sample kernels against the PyTorch vectors: forward activations, one sample's
 // gradient, and the summed gradient of a batch (common/gradient.hpp's canonical order).
 #include <catch2/catch.hpp>
 
 #include "../common/gradient.hpp"
-#include "../common/tier.hpp"
+#include "../common/kernels.hpp"
 #include "backend_checks.hpp"
 #include "vectors.hpp"
 
@@ -21,15 +21,16 @@ std::vector<float> vec(const float (&a)[N]) {
 
 }  // namespace
 
-TEST_CASE("tiers: forward activations and per-sample gradients match PyTorch", "[vectors][lab4]") {
+TEST_CASE("kernels: forward activations and per-sample gradients match PyTorch",
+          "[vectors][lab4]") {
   const Vectors& v = Vectors::shared();
   const auto& params = v.f32("init.seed1");
   const Dataset& data = vector_train();
-  for (const std::string& tier : available_tiers()) {
-    auto k = make_kernels(tier);
+  for (const std::string& kernels : available_kernels()) {
+    auto k = make_kernels(kernels);
     for (int s = 0; s < 4; ++s) {
       const std::string p = "sample" + std::to_string(s) + ".";
-      INFO("tier " << tier << ", sample " << s);
+      INFO("kernels " << kernels << ", sample " << s);
       REQUIRE(data.label(s) == v.i32(p + "label")[0]);
       std::vector<float> grad(kParamCount);
       const float loss =
@@ -49,14 +50,14 @@ TEST_CASE("tiers: forward activations and per-sample gradients match PyTorch", "
   }
 }
 
-TEST_CASE("tiers: the batch gradient of B = 1, 4, 7 matches PyTorch", "[vectors][lab4]") {
+TEST_CASE("kernels: the batch gradient of B = 1, 4, 7 matches PyTorch", "[vectors][lab4]") {
   const Vectors& v = Vectors::shared();
   const auto& params = v.f32("init.seed1");
   const std::vector<int32_t> order{0, 1, 2, 3, 4, 5, 6};
-  for (const std::string& tier : available_tiers()) {
-    auto k = make_kernels(tier);
+  for (const std::string& kernels : available_kernels()) {
+    auto k = make_kernels(kernels);
     for (int B : {1, 4, 7}) {
-      INFO("tier " << tier << ", B " << B);
+      INFO("kernels " << kernels << ", B " << B);
       std::vector<float> sum(kParamCount), scratch(kParamCount);
       const double loss = chunk_gradient(*k, params.data(), vector_train(), order.data(), B, -1,
                                          sum.data(), scratch.data(), nullptr);
@@ -69,13 +70,13 @@ TEST_CASE("tiers: the batch gradient of B = 1, 4, 7 matches PyTorch", "[vectors]
   }
 }
 
-TEST_CASE("tiers: x is pixel / 255 as the IEEE division rounds it, for every byte", "[vectors]") {
-  // The simd tier computes it with a multiply and an FMA correction where the target has FMA.
+TEST_CASE("kernels: x is pixel / 255 as the IEEE division rounds it, for every byte", "[vectors]") {
+  // The simd kernels computes it with a multiply and an FMA correction where the target has FMA.
   std::vector<uint8_t> pixels(kImageSize);
   for (int i = 0; i < kImageSize; ++i)
     pixels[i] = static_cast<uint8_t>(i);  // 784 pixels: every byte value, three times over
-  for (const std::string& tier : available_tiers()) {
-    auto k = make_kernels(tier);
+  for (const std::string& kernels : available_kernels()) {
+    auto k = make_kernels(kernels);
     k->load_input(pixels.data());
     Activations a;
     k->activations(a);
@@ -84,11 +85,11 @@ TEST_CASE("tiers: x is pixel / 255 as the IEEE division rounds it, for every byt
       const volatile float p = pixels[i];  // volatile: the division done here, at run time
       if (a.x[i] != p / 255.0f) ++wrong;
     }
-    INFO("tier " << tier);
+    INFO("kernels " << kernels);
     CHECK(wrong == 0);
   }
 }
 
-TEST_CASE("tiers: an unknown tier is a clear error", "[vectors]") {
+TEST_CASE("kernels: unknown kernels are a clear error", "[vectors]") {
   CHECK_THROWS_WITH(make_kernels("nope"), Catch::Contains("--kernels") && Catch::Contains("nope"));
 }

@@ -1,6 +1,6 @@
-// The per-sample kernel tier: the code that runs ONE sample forward and backward, layer by layer.
-// It is a swappable part: `ref` (plain loops, common/ref/) is the one to learn from; a faster
-// tier implements the same six layer functions. Every CPU backend runs samples through this
+// The per-sample kernels: the code that runs ONE sample forward and backward, layer by layer.
+// It is a swappable part: `ref` (plain loops, common/ref/) is the one to learn from; faster
+// kernels implement the same six layer functions. Every CPU backend runs samples through this
 // interface, so the same compiled code computes each sample's gradient in every backend, which is
 // what makes them bit-identical (docs/network.md, "Bit-identical CPU backends").
 #pragma once
@@ -17,7 +17,7 @@ namespace lenet {
 class SampleKernels {
  public:
   virtual ~SampleKernels() = default;
-  virtual const char* tier() const = 0;
+  virtual const char* name() const = 0;
 
   // x = pixel / 255 (an IEEE float32 division).
   virtual void load_input(const uint8_t* pixels) = 0;
@@ -38,8 +38,8 @@ class SampleKernels {
   virtual void activations(Activations& out) const = 0;
 };
 
-// The tiers built into this binary, and a factory for one of them ("ref", ...).
-std::vector<std::string> available_tiers();
-std::unique_ptr<SampleKernels> make_kernels(const std::string& tier);
+// The kernels built into this binary, and a factory for one of them ("ref", ...).
+std::vector<std::string> available_kernels();
+std::unique_ptr<SampleKernels> make_kernels(const std::string& kernels);
 
 }  // namespace lenet

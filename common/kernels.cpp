@@ -1,0 +1,20 @@
+// The kernels registry: which per-sample implementations this build has.
+#include "kernels.hpp"
+
+#include "error.hpp"
+#include "ref/ref_kernels.hpp"
+#include "simd/simd_kernels.hpp"
+
+namespace lenet {
+
+std::vector<std::string> available_kernels() {
+  return {"ref", "simd"};
+}
+
+std::unique_ptr<SampleKernels> make_kernels(const std::string& kernels) {
+  if (kernels == "ref") return std::make_unique<RefKernels>();
+  if (kernels == "simd") return std::make_unique<SimdKernels>();
+  throw Error("--kernels: unknown kernels '" + kernels + "' (this build has: ref, simd)");
+}
+
+}  // namespace lenet
