@@ -168,6 +168,15 @@ print(row["images_per_s"], *(m.group(1) if m else "nan" for m in per_step))
 EOF
 }
 
+# read_point BATCH: the last simulation's compute and comm per step (ms), and from them $step
+# (seconds per step) and $epoch (seconds per epoch of --epoch-images at batch BATCH).
+read_point() {
+  read -r _ compute comm <"$out/point"
+  step=$(awk -v a="$compute" -v c="$comm" 'BEGIN { printf "%.9g", (a + c) * 1e-3 }')
+  epoch=$(awk -v s="$step" -v n="$epoch_images" -v b="$1" \
+    'BEGIN { printf "%.6g", s * int((n + b - 1) / b) }')
+}
+
 # median3 A B C: the middle of three numbers; epoch_of: a summary block's time per epoch, from
 # stdin (both here and in simgrid/validate.sh).
 median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
@@ -286,10 +295,7 @@ EOF
         ranks_per_host=$rpn simulate "$out/shapes.xml" "$np" "$alg" \
           "$(awk -v u="$charged" 'BEGIN { printf "%.9g", u * 1e-6 }')" --data "$out/data" \
           --train-limit "$batch" --batch "$batch" --epochs "$steps" --no-shuffle
-        read -r _ compute comm <"$out/point"
-        step=$(awk -v a="$compute" -v c="$comm" 'BEGIN { printf "%.9g", (a + c) * 1e-3 }')
-        epoch=$(awk -v s="$step" -v n="$epoch_images" -v b="$batch" \
-          'BEGIN { printf "%.6g", s * int((n + b - 1) / b) }')
+        read_point "$batch"
         echo "$plat,$alg,$batch,$nodes,$rpn,$threads,$np,$sample_us,$charged,$compute,$comm,$step,$epoch,$((SECONDS - t0))" >>"$shapes_csv"
       done
       say "B = $batch, $rpn rank(s) x $threads thread(s) per node: done ($((SECONDS - start)) s so far)"
@@ -326,10 +332,7 @@ for plat in "${platform_list[@]}"; do
         t0=$SECONDS
         simulate "$xml" "$np" "$alg" "$sample" --data "$out/data" --train-limit "$run_batch" \
           --batch "$run_batch" --epochs "$steps" --no-shuffle
-        read -r _ compute comm <"$out/point"
-        step=$(awk -v a="$compute" -v c="$comm" 'BEGIN { printf "%.9g", (a + c) * 1e-3 }')
-        epoch=$(awk -v s="$step" -v n="$epoch_images" -v b="$batch" \
-          'BEGIN { printf "%.6g", s * int((n + b - 1) / b) }')
+        read_point "$batch"
         echo "$plat,$alg,$series,$np,$batch,$steps,$sample_us,$step,$comm,$epoch,$((SECONDS - t0))" >>"$csv_out"
       done
       say "$plat $alg $series: done ($((SECONDS - start)) s so far)"
