@@ -182,27 +182,36 @@ read_point() {
 median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 epoch_of() { sed -n 's/^ *Time per epoch (s) *= *//p'; }
 
+# cpu_ticks: "busy total" jiffies of all CPUs so far (/proc/stat's first line).
+cpu_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+
 # measure_sample: lenet-serial's time per sample on this machine (B = 32, 4000 digits), 5 runs,
 # each with the load average before it, into a calibration file of this machine
 # ($out/calibration.json); prints the fastest run's time per sample. Other processes only ever
-# slow a run down, so the fastest is the machine's; a busy machine gets a warning all the same.
+# slow a run down, so the fastest is the machine's; still, it warns when other processes kept
+# more than half a core busy while it measured (all cores' busy time less the one core of the
+# runs: the load average would lag by a minute).
 measure_sample() {
-  local load busy=0
+  local busy0 total0 busy1 total1 others
   rm -f "$out/compute.csv"
   : >"$out/loads.txt"
+  read -r busy0 total0 < <(cpu_ticks)
   for _ in 1 2 3 4 5; do
     cat /proc/loadavg >>"$out/loads.txt"
-    nice "$serial_exe" --data "$data" --train-limit 4000 --batch 32 --quiet \
+    # Not niced: a niced run on a busy machine measures the other processes' share.
+    "$serial_exe" --data "$data" --train-limit 4000 --batch 32 --quiet \
       --csv "$out/compute.csv" >/dev/null
   done
+  read -r busy1 total1 < <(cpu_ticks)
   "${calibrate[@]}" write --out "$out/calibration.json" --compute "$out/compute.csv" \
     --loads "$out/loads.txt" --hosts "$(hostname)" --note "local: scale_sim.sh" >/dev/null
   read -r cal_sample _ < <("${calibrate[@]}" show "$out/calibration.json")
-  load=$(sort -g "$out/loads.txt" | tail -n 1 | cut -d' ' -f1)
-  # Busy: more runnable processes than the cores left over by this one-core measurement.
-  awk -v l="$load" -v c="$(nproc)" 'BEGIN { exit !(l > c - 1 + 0.5) }' && busy=1
-  ((busy == 0)) || echo "$PROG: warning: the machine was busy (load average up to $load on" \
-    "$(nproc) cores): the compute per sample may be too high; give --sample-us or --calibration" >&2
+  others=$(awk -v b="$((busy1 - busy0))" -v t="$((total1 - total0))" -v c="$(nproc)" \
+    'BEGIN { printf "%.2f", (t > 0 ? b / t * c : 0) - 1 }')
+  awk -v o="$others" 'BEGIN { exit !(o > 0.5) }' &&
+    echo "$PROG: warning: the machine was busy (other processes kept $others of $(nproc) cores" \
+      "busy while it measured): the compute per sample may be too high; give --sample-us or" \
+      "--calibration" >&2
   echo "$cal_sample"
 }
 
