@@ -28,13 +28,10 @@ void LayerKernels::c1_maps(float* grad, int begin, int end) {
 }
 
 std::string LayerKernels::shared(long long Tally::*count) const {
-  long long total = 0, fewest = tally_[0].*count, most = 0;
-  for (const Tally& t : tally_) {
-    total += t.*count;
-    fewest = std::min(fewest, t.*count);
-    most = std::max(most, t.*count);
-  }
-  return shared_out(total, threads_, "thread", fewest, most);
+  std::vector<long long> counts;
+  for (const Tally& t : tally_)
+    counts.push_back(t.*count);
+  return shared_out(counts, "thread");
 }
 
 // 784 divisions: less work than waking the team, so one thread does it.

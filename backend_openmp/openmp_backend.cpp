@@ -40,14 +40,10 @@ BackendInfo OpenMPBackend::info() const {
   // to do shows as "0 to"): the batch strategy's samples per thread of its largest team; the
   // layer strategy's C1 rows and maps per thread (labs 1 and 2).
   if (strategy_ == Strategy::kBatch && most_working_ > 0) {
-    long long total = 0, fewest = workers_[0].samples, most = 0;
-    for (int t = 0; t < most_working_; ++t) {
-      total += workers_[t].samples;
-      fewest = std::min(fewest, workers_[t].samples);
-      most = std::max(most, workers_[t].samples);
-    }
-    b.extra.emplace_back("Samples computed",
-                         shared_out(total, most_working_, "thread", fewest, most));
+    std::vector<long long> samples;
+    for (int t = 0; t < most_working_; ++t)
+      samples.push_back(workers_[t].samples);
+    b.extra.emplace_back("Samples computed", shared_out(samples, "thread"));
   }
   if (strategy_ == Strategy::kLayer) {
     b.extra.emplace_back("C1 rows computed", layer_kernels_->c1_rows_shared());

@@ -2,7 +2,10 @@
 // layer's rows over the threads of the OpenMP layer strategy.
 #pragma once
 
+#include <algorithm>
+#include <numeric>
 #include <string>
+#include <vector>
 
 namespace lenet {
 
@@ -25,6 +28,13 @@ inline std::string shared_out(long long total, int parts, const char* part, long
   return std::to_string(total) + " on " + std::to_string(parts) + " " + part +
          (parts == 1 ? " (" : "s (") + std::to_string(fewest) + " to " + std::to_string(most) +
          " a " + part + ")";
+}
+
+// The same from each part's own count (counts[p]: the items part p got; at least one part).
+inline std::string shared_out(const std::vector<long long>& counts, const char* part) {
+  const auto [fewest, most] = std::minmax_element(counts.begin(), counts.end());
+  return shared_out(std::accumulate(counts.begin(), counts.end(), 0LL),
+                    static_cast<int>(counts.size()), part, *fewest, *most);
 }
 
 }  // namespace lenet
