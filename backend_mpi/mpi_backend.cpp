@@ -32,20 +32,6 @@ std::string library_version() {
   return s.substr(0, s.find_first_of(",\n"));
 }
 
-// Whether every rank holds the same `values`: one MPI_Allreduce (MAX) of the values and their
-// negations, since max(-x) = -min(x); they agree when max and min are equal.
-bool same_on_every_rank(const std::vector<double>& values, MPI_Comm comm) {
-  const int n = static_cast<int>(values.size());
-  std::vector<double> v(values);
-  for (double x : values)
-    v.push_back(-x);
-  MPI_Allreduce(MPI_IN_PLACE, v.data(), 2 * n, MPI_DOUBLE, MPI_MAX, comm);
-  for (int i = 0; i < n; ++i) {
-    if (v[i] != -v[n + i]) return false;
-  }
-  return true;
-}
-
 std::string format(const char* f, double x) {
   char text[64];
   std::snprintf(text, sizeof text, f, x);
@@ -124,12 +110,14 @@ std::vector<float> MpiBackend::get_params() {
   samples_most_ = static_cast<long long>(v[kFieldCount + 1]);
   samples_fewest_ = -static_cast<long long>(v[kFieldCount + 2]);
   MPI_Allreduce(&samples, &samples_total_, 1, MPI_LONG_LONG, MPI_SUM, comm_);
-  ranks_agree_ = same_on_every_rank({static_cast<double>(param_crc32(params_))}, comm_);
+  ranks_agree_ =
+      first_disagreement({{"the parameters", std::to_string(param_crc32(params_))}}, comm_).empty();
   return params_;
 }
 
 void MpiBackend::bind_data(const Dataset& train, const Dataset& test) {
-  // Every rank loaded the data itself. Ranks with other images (a stale copy on one node of a
+  // Each node loaded the data once for its ranks (MpiComm::load), each rank given another
+  // --data folder its own. Ranks with other images (a stale copy on one node of a
   // cluster) would train apart in silence, and other counts would hang the collectives: stop.
   const auto identity = [](const Dataset& d) {
     char text[64];
