@@ -265,7 +265,13 @@ class Grading:
         check.failed(f"expected Verification = SUCCESSFUL against {spec['against']}, got "
                      f"{line or 'exit %d: %s' % (r.rc, r.last_line()[:200])}")
 
-    SAMPLES = re.compile(r"Samples computed\s*=\s*(\d+) on (\d+) ranks? \((\d+) to (\d+) a rank\)")
+    @staticmethod
+    def shared(output, key, part="thread"):
+        """(total, parts, fewest, most) from the summary's 'KEY = N on P parts (A to B a part)'
+        line (part: thread or rank), or None without one."""
+        m = re.search(re.escape(key) + rf"\s*=\s*(\d+) on (\d+) {part}s? \((\d+) to (\d+) a "
+                      rf"{part}\)", output)
+        return tuple(int(x) for x in m.groups()) if m else None
 
     def check_slices(self, check):
         spec = check.spec
@@ -274,11 +280,11 @@ class Grading:
                               timeout=self.limit(ref.seconds))
         if r.timed_out:
             return self.timed_out(check, r)
-        m = self.SAMPLES.search(r.output)
-        if row is None or m is None:
+        samples = self.shared(r.output, "Samples computed", "rank")
+        if row is None or samples is None:
             return check.failed(f"expected a run that ends with its summary, got exit {r.rc}: "
                                 f"{r.last_line()[:200]}")
-        total, ranks, low, high = (int(x) for x in m.groups())
+        total, ranks, low, high = samples
         trained = int(row["train_images"]) * int(row["epochs"])
         if total == trained and low > 0:
             return check.passed(f"{trained} samples trained, each computed once: {low} to "
@@ -408,14 +414,6 @@ class Grading:
             return (min(times) if times else None), r
         r, row = self.run_csv(cmd, untrusted=untrusted, timeout=timeout)
         return (self.metric(row) if row else None), r
-
-    @staticmethod
-    def shared(output, key):
-        """(total, threads, fewest, most) from the summary's 'KEY = N on T threads (A to B a
-        thread)' line, or None without one."""
-        m = re.search(re.escape(key) + r"\s*=\s*(\d+) on (\d+) threads? \((\d+) to (\d+) a "
-                      r"thread\)", output)
-        return tuple(int(x) for x in m.groups()) if m else None
 
     def no_sharing(self, key, output, reference_output):
         """Why the summary's KEY line shows no sharing among the threads, or None when every
