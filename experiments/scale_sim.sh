@@ -112,7 +112,6 @@ if [[ -n $calibration ]]; then
   # Checked before any work: a bad file stops here, naming itself.
   read -r cal_sample cal_alpha cal_beta cal_link < <("${calibrate[@]}" show "$calibration") ||
     exit 2
-  [[ -n ${cal_link:-} ]] || exit 2
   [[ $cal_link != none ]] || die "--calibration: $calibration has no network figures"
   [[ $platforms_given -eq 1 ]] && platforms="calibrated,$platforms" || platforms=calibrated
 fi

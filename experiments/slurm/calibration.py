@@ -18,6 +18,7 @@ so that it runs on any cluster's python3.
 
 Errors: one line "calibration.py: error: ..." naming the file, exit code 2.
 """
+import argparse
 import csv
 import json
 import os
@@ -87,37 +88,20 @@ def cpu_model():
         return platform.processor()
 
 
-def write(args):
-    opts = {"--out": None, "--compute": None, "--loads": None, "--intra": None,
-            "--inter": None, "--job": "", "--hosts": ""}
-    notes = []
-    i = 0
-    while i < len(args):
-        key = args[i]
-        if key not in opts and key != "--note":
-            die(f"write: unknown option '{key}'")
-        if i + 1 >= len(args):
-            die(f"write: {key} needs a value")
-        if key == "--note":
-            notes.append(args[i + 1])
-        else:
-            opts[key] = args[i + 1]
-        i += 2
-    if not opts["--out"] or not opts["--compute"]:
-        die("write: --out FILE and --compute CSV are required")
+def write(a):
     data = {
         "calibration": VERSION,
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "job": opts["--job"],
-        "hosts": [h for h in opts["--hosts"].split(",") if h],
+        "job": a.job,
+        "hosts": [h for h in a.hosts.split(",") if h],
         "cpu": cpu_model(),
         "cores": os.cpu_count(),
-        "compute": compute(opts["--compute"], opts["--loads"]),
-        "intra_node": pingpong(opts["--intra"]) if opts["--intra"] else None,
-        "inter_node": pingpong(opts["--inter"]) if opts["--inter"] else None,
-        "notes": notes,
+        "compute": compute(a.compute, a.loads),
+        "intra_node": pingpong(a.intra) if a.intra else None,
+        "inter_node": pingpong(a.inter) if a.inter else None,
+        "notes": a.note,
     }
-    out = opts["--out"]
+    out = a.out
     folder = os.path.dirname(os.path.abspath(out))
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".calibration-")
     with os.fdopen(fd, "w") as f:
@@ -160,26 +144,22 @@ def load(path, want=None):
     return sample, alpha, beta, link_name
 
 
-def show(args):
-    if len(args) not in (1, 2) or args[1:] not in ([], ["intra"]):
-        die("show FILE [intra]")
-    sample, alpha, beta, link = load(args[0], *args[1:])
-    print(f"{sample:g}", f"{alpha:g}" if link else "-", f"{beta:g}" if link else "-",
-          link or "none")
+def show(a):
+    sample, alpha, beta, link = load(a.file, a.link)
+    # The compute figure as the file holds it (":g" would cut 123.4567 to 123.457).
+    print(sample, f"{alpha:g}" if link else "-", f"{beta:g}" if link else "-", link or "none")
 
 
-def platform_xml(args):
-    if len(args) != 2:
-        die("platform FILE OUT.xml")
-    sample, alpha, beta, link = load(args[0])
+def platform_xml(a):
+    sample, alpha, beta, link = load(a.file)
     if link is None:
-        die(f"--calibration {args[0]}: no network figures (inter_node, intra_node) to build a "
+        die(f"--calibration {a.file}: no network figures (inter_node, intra_node) to build a "
             f"platform from")
     # Host to host crosses two links (host - switch - host): half the latency on each. The
     # switch is non-blocking (a backbone of 1024 links): the file measures no contention.
     text = f"""<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<!-- Built by calibration.py from {os.path.basename(args[0])} ({link}-node link): host to host
+<!-- Built by calibration.py from {os.path.basename(a.file)} ({link}-node link): host to host
      {alpha:g} us, {beta:g} MB/s; a non-blocking switch. -->
 <platform version="4.1">
   <cluster id="calibrated" prefix="node-" suffix="" radical="0-1023" speed="1Gf"
@@ -187,14 +167,39 @@ def platform_xml(args):
            bb_bw="{beta * 1024:g}MBps" bb_lat="0us"/>
 </platform>
 """
-    with open(args[1], "w") as f:
+    with open(a.out, "w") as f:
         f.write(text)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, with its errors as this tool's one line and exit code 2."""
+
+    def error(self, message):
+        die(message)
+
+
 def main():
-    if len(sys.argv) < 2 or sys.argv[1] not in ("write", "show", "platform"):
-        die("usage: calibration.py write|show|platform ... (see the file's docstring)")
-    {"write": write, "show": show, "platform": platform_xml}[sys.argv[1]](sys.argv[2:])
+    ap = Parser(prog=PROG, description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=Parser)
+    w = sub.add_parser("write")
+    w.add_argument("--out", required=True)
+    w.add_argument("--compute", required=True)
+    for name in ("--loads", "--intra", "--inter"):
+        w.add_argument(name)
+    w.add_argument("--job", default="")
+    w.add_argument("--hosts", default="")
+    w.add_argument("--note", action="append", default=[])
+    w.set_defaults(run=write)
+    s = sub.add_parser("show")
+    s.add_argument("file")
+    s.add_argument("link", nargs="?", choices=["intra"])
+    s.set_defaults(run=show)
+    p = sub.add_parser("platform")
+    p.add_argument("file")
+    p.add_argument("out")
+    p.set_defaults(run=platform_xml)
+    a = ap.parse_args()
+    a.run(a)
 
 
 if __name__ == "__main__":
