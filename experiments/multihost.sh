@@ -31,6 +31,10 @@ FILE among the FLAGS, else a file of its own) are equal. Must run as root.
   --ranks-per-host R    ranks on each host (default: 1)
   --bandwidth RATE      shape every host's link to RATE in each direction with tc's token
                         bucket (tbf), e.g. 1gbit, 100mbit, 10mbit (default: unshaped)
+  --latency TIME        one-way latency between hosts, e.g. 1ms, 500us: the switch is then
+                        experiments/multihost_wire.py, a user-space switch at a real-time
+                        priority, whose links also carry --bandwidth (store and forward, no
+                        burst; no tc, no netem needed)
   --no-check            run FLAGS as given: no --exact, no lenet-serial, no comparison
   --build DIR           where lenet-mpi and lenet-serial were built (default: build)
   --mpi EXE             lenet-mpi to run (default: DIR/backend_mpi/lenet-mpi)
@@ -61,6 +65,7 @@ skip() {
 hosts=2
 ranks_per_host=1
 bandwidth=""
+latency=""
 check=1
 build_dir="${REPO_ROOT}/build"
 mpi_exe=""
@@ -73,6 +78,7 @@ while [[ $# -gt 0 ]]; do
     --hosts) need "$@"; positive "$1" "$2"; hosts=$2; shift 2 ;;
     --ranks-per-host) need "$@"; positive "$1" "$2"; ranks_per_host=$2; shift 2 ;;
     --bandwidth) need "$@"; bandwidth=$2; shift 2 ;;
+    --latency) need "$@"; latency=$2; shift 2 ;;
     --no-check) check=0; shift ;;
     --build) need "$@"; build_dir=$2; shift 2 ;;
     --mpi) need "$@"; mpi_exe=$2; shift 2 ;;
@@ -84,6 +90,21 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ "$hosts" -ge 2 && "$hosts" -le 200 ]] || die "--hosts: expected 2 to 200, got $hosts"
+# The wire's figures: --latency in microseconds, --bandwidth in bytes/s (tc's units: kbit, mbit
+# and gbit are 1000, 10^6 and 10^9 bits per second).
+wire_latency_us="" wire_rate=0
+if [[ -n $latency ]]; then
+  wire_latency_us=$(awk -v t="$latency" 'BEGIN {
+    if (match(t, /^[0-9]+(\.[0-9]+)?(ms|us)$/) == 0) exit 1
+    n = t + 0; printf "%.3f", (t ~ /ms$/) ? n * 1000 : n }') ||
+    die "--latency: expected a time such as 1ms or 500us, got '$latency'"
+  if [[ -n $bandwidth ]]; then
+    wire_rate=$(awk -v r="$bandwidth" 'BEGIN {
+      if (match(r, /^[0-9]+(\.[0-9]+)?(kbit|mbit|gbit)$/) == 0 || r + 0 <= 0) exit 1
+      n = r + 0; u = (r ~ /kbit$/) ? 1e3 : (r ~ /mbit$/) ? 1e6 : 1e9; printf "%.0f", n * u / 8 }') ||
+      die "--bandwidth: with --latency, expected a rate such as 10mbit, 500kbit or 1gbit, got '$bandwidth'"
+  fi
+fi
 mpi_exe=$(realpath -m "${mpi_exe:-"${build_dir}/backend_mpi/lenet-mpi"}")
 serial_exe=$(realpath -m "${serial_exe:-"${build_dir}/backend_serial/lenet-serial"}")
 
@@ -152,7 +173,10 @@ fi
 
 command -v unshare >/dev/null || skip "no 'unshare' command (Debian: apt-get install util-linux)"
 command -v mpirun >/dev/null || skip "mpirun not found (Debian: apt-get install openmpi-bin)"
-if [[ -n "$bandwidth" ]]; then
+if [[ -n $latency ]]; then
+  command -v python3 >/dev/null || skip "--latency needs python3 (Debian: apt-get install python3)"
+  [[ -c /dev/net/tun ]] || skip "--latency needs TUN devices (/dev/net/tun; modprobe tun)"
+elif [[ -n "$bandwidth" ]]; then
   command -v tc >/dev/null || skip "--bandwidth needs 'tc' (Debian: apt-get install iproute2)"
 fi
 [[ "$AGENT" != *[[:space:]]* ]] || die "the path $AGENT has a space, which mpirun's plm_rsh_agent cannot take"
@@ -202,6 +226,7 @@ teardown() {
   trap - EXIT ERR
   trap '' INT TERM # a second Ctrl-C must not cut the teardown short
   [[ -z "$child" ]] || stop_pids "$child"
+  [[ -z "${wire_pid:-}" ]] || stop_pids "$wire_pid"
   local i
   for ((i = ${#made[@]} - 1; i >= 0; --i)); do remove_namespace "${made[i]}"; done
   rm -rf "$run_dir"
@@ -224,22 +249,39 @@ trap 'say "interrupted (SIGINT): stopping mpirun, removing the hosts"; exit 130'
 trap 'say "terminated (SIGTERM): stopping mpirun, removing the hosts"; exit 143' TERM
 trap 'echo "${PROG}: error: line $LINENO: $BASH_COMMAND failed" >&2' ERR
 
-# --- The switch: a bridge in a namespace of its own. ---
+# --- The switch, in a namespace of its own: a kernel bridge, or with --latency the user-space
+# switch, which makes one TUN device per host (h1, h2, ...) and says "ready". ---
 mkdir -p "$run_dir"
 if ! err=$(ip netns add "$switch_ns" 2>&1); then
   skip "cannot make network namespaces here (ip netns add: ${err//$'\n'/ })"
 fi
 made+=("$switch_ns")
-ip -n "$switch_ns" link add br0 type bridge
-ip -n "$switch_ns" link set br0 up
+wire_log="${run_dir}/wire.log" wire_pid=""
+if [[ -n $latency ]]; then
+  ports=()
+  for ((i = 1; i <= hosts; ++i)); do ports+=("h${i}=${subnet}.${i}"); done
+  # A real-time priority, so that ranks busy-waiting on the same cores cannot delay a packet.
+  priority=(chrt --fifo 20)
+  chrt --fifo 20 true 2>/dev/null || priority=()
+  ip netns exec "$switch_ns" "${priority[@]}" python3 "${SCRIPT_DIR}/multihost_wire.py" \
+    "$wire_rate" "$wire_latency_us" "${ports[@]}" >"$wire_log" 2>&1 &
+  wire_pid=$!
+  until grep -qs '^ready$' "$wire_log"; do  # the TUN devices exist once it says so
+    kill -0 "$wire_pid" 2>/dev/null || die "--latency: the user-space switch failed: $(tail -n 1 "$wire_log")"
+    sleep 0.05
+  done
+else
+  ip -n "$switch_ns" link add br0 type bridge
+  ip -n "$switch_ns" link set br0 up
+fi
 
 # netem (added delay) is what one would use for latency; many kernels lack it. Probe it on a
 # scratch veth pair inside the switch namespace.
-netem="not available on this kernel (sch_netem): only bandwidth can be shaped, not latency"
+netem="not available on this kernel (sch_netem): --latency uses the user-space switch instead"
 if command -v tc >/dev/null; then
   ip -n "$switch_ns" link add probe0 type veth peer name probe1
   if tc -n "$switch_ns" qdisc add dev probe0 root netem delay 1ms 2>/dev/null; then
-    netem="available (this script does not use it)"
+    netem="available (this script does not use it: --latency uses its user-space switch)"
   fi
   ip -n "$switch_ns" link del probe0
 else
@@ -247,7 +289,7 @@ else
 fi
 
 # --- The hosts: a namespace each, its eth0 one end of a veth pair whose other end hN is a
-# port of the bridge. Their names resolve through /etc/netns/NS/hosts, which ip netns exec
+# port of the bridge (or, with --latency, the switch's TUN device hN, moved in and renamed). Their names resolve through /etc/netns/NS/hosts, which ip netns exec
 # puts in place of /etc/hosts inside the namespace. ---
 hosts_file="${run_dir}/hosts"
 hostfile="${run_dir}/hostfile"
@@ -261,8 +303,15 @@ for ((i = 1; i <= hosts; ++i)); do
   ns=$(host_ns "$i")
   ip netns add "$ns"
   made+=("$ns")
-  ip -n "$switch_ns" link add "h${i}" type veth peer name eth0 netns "$ns"
-  ip -n "$switch_ns" link set "h${i}" master br0 up
+  if [[ -n $latency ]]; then
+    ip -n "$switch_ns" link set "h${i}" netns "$ns"
+    ip -n "$ns" link set "h${i}" name eth0
+    # The switch carries IPv4 only: no IPv6 chatter on the link.
+    ip netns exec "$ns" sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1 2>/dev/null || true
+  else
+    ip -n "$switch_ns" link add "h${i}" type veth peer name eth0 netns "$ns"
+    ip -n "$switch_ns" link set "h${i}" master br0 up
+  fi
   ip -n "$ns" addr add "${subnet}.${i}/24" dev eth0
   ip -n "$ns" link set eth0 up
   ip -n "$ns" link set lo up
@@ -276,7 +325,7 @@ done
 # waits for the rate, but at least 0.25 ms of the rate, since tbf refills on timer ticks and
 # a busy machine fires them late (1gbit with 4 KiB reached 7 MB/s here). ---
 burst_bytes=0
-if [[ -n "$bandwidth" ]]; then
+if [[ -n "$bandwidth" && -z $latency ]]; then
   # Probe on br0 (no traffic there): first whether the kernel has tbf, then the rate, read back
   # in bytes/s from tc's own parser.
   tbf() { tc -n "$switch_ns" qdisc add dev "$1" root tbf rate "$2" burst "$3" latency 400ms; }
@@ -326,7 +375,10 @@ fi
 
 say "hosts: $hosts namespaces, $ranks_per_host rank(s) each, switch $switch_ns, subnet $cidr"
 for ((i = 1; i <= hosts; ++i)); do say "  $(host_ns "$i")  ${subnet}.${i}"; done
-if [[ -n "$bandwidth" ]]; then
+if [[ -n $latency ]]; then
+  say "links: user-space switch (multihost_wire.py${priority[*]:+, ${priority[*]}}), one-way latency" \
+    "$latency, bandwidth ${bandwidth:-unlimited}${bandwidth:+ ($wire_rate B/s)} per host link and direction"
+elif [[ -n "$bandwidth" ]]; then
   say "bandwidth: $bandwidth ($rate_bytes B/s) per host link and direction, tc tbf burst $burst_bytes B"
 else
   say "bandwidth: unshaped (veth pairs: no limit but the CPU's)"
@@ -355,6 +407,12 @@ for ((i = 1; i <= hosts; ++i)); do
   read -r tx rx <<<"$stats"
   say "$(host_ns "$i") eth0: sent $((tx / 1000)) kB, received $((rx / 1000)) kB"
 done
+if [[ -n $wire_pid ]]; then  # the switch's own account: what it carried, the longest queue
+  stop_pids "$wire_pid"
+  wait "$wire_pid" 2>/dev/null || true
+  wire_pid=""
+  sed "1d; s/^/${PROG}: switch: /" "$wire_log"
+fi
 [[ $mpi_status -eq 0 ]] || {
   say "lenet-mpi failed (status $mpi_status)"
   exit "$mpi_status"
