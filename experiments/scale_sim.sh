@@ -49,7 +49,10 @@ Each point simulates --steps steps and scales the time per step to an epoch of -
                       hosts measured live: --hosts); writes validation.md and validation-live.md
   --hosts LIST        with --validate: the live points, namespace hosts of one rank each, 2 to
                       7 (default: 2,3,4)
-  --rate RATE         with --validate: their links' tc rate (default: 10mbit)
+  --rate RATE         with --validate: their links' bandwidth, in each direction (default:
+                      10mbit; none: no limit)
+  --latency TIME      with --validate: their one-way latency, host to host (default: 1ms); the
+                      links are multihost.sh --latency's user-space switch
   --sweep DIR         with --validate: the namespace hosts of this bandwidth_sweep.sh output
                       directory (default: the recorded experiments/simgrid/namespace_sweep.csv)
   --build DIR         the CMake build directory (default: build)
@@ -72,6 +75,7 @@ shape_batches="32,1024"
 sweep=""
 live_hosts="2,3,4"
 live_rate="10mbit"
+live_latency="1ms"
 live_given=0
 build_dir="${REPO_ROOT}/build"
 out=""
@@ -90,7 +94,8 @@ while [[ $# -gt 0 ]]; do
     --shape-batches) need "$@"; [[ $2 =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--shape-batches: expected a comma-separated list of batch sizes, got '$2'"; shape_batches=$2; shift 2 ;;
     --sweep) need "$@"; sweep=$(realpath -m "$2"); shift 2 ;;
     --hosts) need "$@"; [[ $2 =~ ^[2-7](,[2-7])*$ ]] || die "--hosts: expected a comma-separated list of 2 to 7 hosts, got '$2'"; live_hosts=$2; live_given=1; shift 2 ;;
-    --rate) need "$@"; live_rate=$2; live_given=1; shift 2 ;;
+    --rate) need "$@"; [[ $2 =~ ^(none|[0-9]+(\.[0-9]+)?(kbit|mbit|gbit))$ ]] || die "--rate: expected a rate such as 10mbit or 1gbit, or none, got '$2'"; live_rate=$2; live_given=1; shift 2 ;;
+    --latency) need "$@"; [[ $2 =~ ^[0-9]+(\.[0-9]+)?(ms|us)$ ]] || die "--latency: expected a time such as 1ms or 500us, got '$2'"; live_latency=$2; live_given=1; shift 2 ;;
     --build) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
     --out) need "$@"; out=$(realpath -m "$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -99,7 +104,7 @@ while [[ $# -gt 0 ]]; do
 done
 [[ -z $sweep || -f $sweep/runs.csv ]] || die "--sweep: no runs.csv in $sweep (bandwidth_sweep.sh's --out)"
 [[ $validate -eq 1 || -z $sweep ]] || die "--sweep goes with --validate"
-[[ $validate -eq 1 || $live_given -eq 0 ]] || die "--hosts and --rate go with --validate"
+[[ $validate -eq 1 || $live_given -eq 0 ]] || die "--hosts, --rate and --latency go with --validate"
 ((max_ranks & (max_ranks - 1))) && die "--max-ranks: expected a power of 2, got $max_ranks"
 ((cores_per_node & (cores_per_node - 1))) &&
   die "--cores-per-node: expected a power of 2, got $cores_per_node"

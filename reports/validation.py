@@ -10,7 +10,7 @@ from . import runs
 from .files import write_text
 
 PROG = "reports validation"
-COLUMNS = ("hosts", "rate", "algorithm", "batch", "images", "t_sample_us", "alpha_us",
+COLUMNS = ("hosts", "rate", "latency", "algorithm", "batch", "images", "t_sample_us", "alpha_us",
            "beta_MBps", "measured_comm_ms", "simulated_comm_ms", "residual_comm",
            "measured_epoch_s", "simulated_epoch_s", "residual_epoch")
 WITHIN = 25  # percent
@@ -29,8 +29,10 @@ def main(argv=None):
     rows = runs.read(a.live_csv, COLUMNS, prog=PROG)
     first = rows[0]
     lines = [
-        f"Live points ({a.note}): lenet-mpi on H namespace hosts of one rank each, every link "
-        f"shaped to {first['rate']} (tc tbf), B = {first['batch']}, {first['images']} images, "
+        f"Live points ({a.note}): lenet-mpi on H namespace hosts of one rank each, joined by "
+        f"a user-space switch (experiments/multihost_wire.py) whose every link has a one-way "
+        f"latency of {first['latency']} host to host and a bandwidth of {first['rate']}, "
+        f"B = {first['batch']}, {first['images']} images, "
         f"t_sample {first['t_sample_us']} us; the ping-pong, lenet-mpi and lenet-serial each "
         f"measured 3 times, interleaved, medians. Simulated on H hosts with the ping-pong's "
         f"alpha and beta over the same links.", "",

@@ -6,10 +6,11 @@
 #              tc token bucket), the one in namespace_sweep.csv, or --sweep DIR's, converted
 #   local      measured now: lenet-mpi-pingpong (alpha, beta) and lenet-serial (t_sample) and
 #              lenet-mpi on 2 ranks (shared memory), 3 interleaved repeats, medians
-#   live       measured now, as root: H = --hosts namespace hosts of one rank each, every link
-#              shaped to --rate: lenet-mpi-pingpong (alpha, beta), lenet-mpi (the allreduce per
-#              step, its "Comm per step", and the epoch) and lenet-serial (t_sample), 3
-#              interleaved repeats, medians; each H simulated on H hosts
+#   live       measured now, as root: H = --hosts namespace hosts of one rank each, joined by
+#              multihost.sh's user-space switch, every link of --latency and --rate:
+#              lenet-mpi-pingpong (alpha, beta), lenet-mpi (the allreduce per step, its "Comm
+#              per step", and the epoch) and lenet-serial (t_sample), 3 interleaved repeats,
+#              medians; each H simulated on H hosts
 # Each is simulated as hosts joined by one link each (half of alpha on each host's link, no SMPI
 # correction factors), at the same data, batch and rank count, with the ping-pong's alpha and
 # beta. A shaped recorded link is simulated a second time as what it is: the unshaped wire under
@@ -138,7 +139,7 @@ out += ["", f"With the ping-pong's alpha and beta: {sum(ok(r['residual']) for r 
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 EOF
-# Live: H namespace hosts over links shaped to $live_rate, measured now and simulated.
+# Live: H namespace hosts over links of $live_latency and $live_rate, measured now and simulated.
 # smpi_allreduce H: the SMPI algorithm that sends what Open MPI 4.1's coll tuned sends for
 # lenet-mpi's 9,376-byte allreduce (its fixed decision: recursive doubling at 2 and 3 ranks,
 # Rabenseifner at 4 to 7; docs/scaling.md shows how this was checked).
@@ -146,10 +147,12 @@ smpi_allreduce() { if (($1 < 4)); then echo rdb; else echo rab_rdb; fi; }
 # summary_ms KEY: the number after "KEY (ms) =" in a summary block on stdin.
 summary_ms() { sed -n "s/^ *$1 (ms) *= *\([0-9.]*\).*/\1/p"; }
 # on_hosts H EXE ARGS...: EXE on H namespace hosts over the shaped links (stdout: its output).
+live_links=(--latency "$live_latency")
+[[ $live_rate == none ]] || live_links+=(--bandwidth "$live_rate")
 on_hosts() {
   local h=$1 exe=$2
   shift 2
-  timeout 300 bash "${SCRIPT_DIR}/multihost.sh" --hosts "$h" --bandwidth "$live_rate" \
+  timeout 300 bash "${SCRIPT_DIR}/multihost.sh" --hosts "$h" "${live_links[@]}" \
     --build "$build_dir" --no-check --mpi "$exe" -- "$@" 2>&1
 }
 live_csv="$out/validation-live.csv"
@@ -161,7 +164,7 @@ pingpong="${build_dir}/backend_mpi/lenet-mpi-pingpong"
 if [[ $(id -u) -ne 0 ]] || ! command -v mpirun >/dev/null || [[ ! -x $mpi_exe ]]; then
   say "validation 3/3 skipped: the live points need root (network namespaces), mpirun and $mpi_exe"
 else
-  say "validation 3/3: live, ${host_list[*]} namespace hosts, links shaped to $live_rate:" \
+  say "validation 3/3: live, ${host_list[*]} namespace hosts, links of $live_latency and $live_rate:" \
     "the ping-pong and lenet-mpi (B = $live_batch, $live_images images), 3 repeats"
   declare -A alpha_of beta_of comm_of epoch_of_h
   serial=()
@@ -182,7 +185,7 @@ else
   done
   tsample=$(awk -v s="$(median3 "${serial[@]}")" -v n="$live_images" \
     'BEGIN { printf "%.2f", s / n * 1e6 }')
-  echo "hosts,rate,algorithm,batch,images,t_sample_us,alpha_us,beta_MBps,measured_comm_ms,simulated_comm_ms,residual_comm,measured_epoch_s,simulated_epoch_s,residual_epoch" >"$live_csv.tmp"
+  echo "hosts,rate,latency,algorithm,batch,images,t_sample_us,alpha_us,beta_MBps,measured_comm_ms,simulated_comm_ms,residual_comm,measured_epoch_s,simulated_epoch_s,residual_epoch" >"$live_csv.tmp"
   for h in "${host_list[@]}"; do
     alg=$(smpi_allreduce "$h")
     # shellcheck disable=SC2086 # three numbers, one word each
@@ -194,7 +197,7 @@ else
       "$(awk -v u="$tsample" 'BEGIN { printf "%.9g", u * 1e-6 }')" "${live_run[@]}"
     read -r ips _ sim_comm <"$out/point"
     sim_epoch=$(awk -v r="$ips" -v n="$live_images" 'BEGIN { printf "%.6f", n / r }')
-    echo "$h,$live_rate,$alg,$live_batch,$live_images,$tsample,$alpha,$beta,$comm,$sim_comm,$(residual "$comm" "$sim_comm"),$epoch,$sim_epoch,$(residual "$epoch" "$sim_epoch")" >>"$live_csv.tmp"
+    echo "$h,$live_rate,$live_latency,$alg,$live_batch,$live_images,$tsample,$alpha,$beta,$comm,$sim_comm,$(residual "$comm" "$sim_comm"),$epoch,$sim_epoch,$(residual "$epoch" "$sim_epoch")" >>"$live_csv.tmp"
   done
   mv "$live_csv.tmp" "$live_csv"
   report validation "$live_csv" "$out/validation-live.md" "$(date -u '+%Y-%m-%d %H:%M UTC'), \
