@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scale_sim.sh --validate --hosts 2,3 (tests/simgrid.cmake): the live stage measures lenet-mpi
-# on 2 and 3 namespace hosts over shaped links, simulates each, and writes one row per point
-# with a residual for the allreduce per step and for the epoch. No timing threshold: the
+# on 2 and 3 namespace hosts through multihost.sh's user-space switch (links of 1 ms and
+# 10 Mbit/s), simulates each, and writes one row per point with a residual for the allreduce
+# per step and for the epoch. No timing threshold: the
 # residuals of a busy machine are whatever they are; the pipeline must produce them.
 # Usage: validation_live_test.sh BUILD_DIR   (SKIPPED: not root, no SimGrid, no data/digits)
 set -uo pipefail
