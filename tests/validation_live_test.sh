@@ -10,6 +10,7 @@ build=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
 skip() { echo "SKIPPED: $*"; exit 77; }
 [[ $(id -u) -eq 0 ]] || skip "the live points need root (network namespaces)"
+[[ -c /dev/net/tun ]] || skip "the live points need TUN devices (/dev/net/tun) for their switch"
 [[ -x $build/backend_mpi/lenet-mpi-smpi ]] || skip "lenet-mpi-smpi not built"
 command -v smpirun >/dev/null || skip "smpirun not found (libsimgrid-dev)"
 [[ -f $root/data/digits/train-images-idx3-ubyte ]] || skip "no data/digits (run_scripts/get_data.sh)"
