@@ -200,8 +200,9 @@ class CudaBackend final : public Backend {
     times_.comm += now_seconds() - t0;
   }
 
-  template <class T>
-  void upload(DeviceBuffer<T>& dst, const std::vector<T>& src) {
+  // src: a std::vector<T> or the data set's Pixels (anything with data() and size()).
+  template <class T, class Host>
+  void upload(DeviceBuffer<T>& dst, const Host& src) {
     dst.resize(src.size());
     copy(dst.get(), src.data(), dst.bytes(), cudaMemcpyHostToDevice);
   }

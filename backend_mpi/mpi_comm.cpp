@@ -1,6 +1,7 @@
 #include "mpi_comm.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
@@ -53,6 +54,8 @@ MpiComm::MpiComm(MPI_Comm comm) : comm_(comm) {
 }
 
 MpiComm::~MpiComm() {
+  for (MPI_Win& w : windows_)
+    MPI_Win_free(&w);
   MPI_Comm_free(&node_);
 }
 
@@ -88,12 +91,23 @@ Dataset MpiComm::load(const std::string& dir, const std::string& prefix) {
     if (!reader) {
       d.count = static_cast<int>(head[1]);
       d.images_path.resize(static_cast<size_t>(head[3]));
-      d.pixels.resize(static_cast<size_t>(d.count) * kImageSize);
       d.labels.resize(static_cast<size_t>(d.count));
     }
     MPI_Bcast(d.images_path.data(), static_cast<int>(head[3]), MPI_CHAR, 0, group);
-    MPI_Bcast(d.pixels.data(), static_cast<int>(d.pixels.size()), MPI_UINT8_T, 0, group);
     MPI_Bcast(d.labels.data(), d.count, MPI_UINT8_T, 0, group);
+    // The pixels: the reader's segment of a window over the group holds them, the others'
+    // are empty; the reader fills it, and after the fence every rank reads it where it is.
+    const auto bytes = static_cast<MPI_Aint>(d.count) * kImageSize;
+    uint8_t* shared = nullptr;
+    MPI_Win window;
+    MPI_Win_allocate_shared(reader ? bytes : 0, 1, MPI_INFO_NULL, group, &shared, &window);
+    windows_.push_back(window);
+    if (reader) std::memcpy(shared, d.pixels.data(), static_cast<size_t>(bytes));
+    MPI_Win_fence(0, window);
+    MPI_Aint size = 0;
+    int unit = 1;
+    MPI_Win_shared_query(window, 0, &size, &unit, &shared);
+    d.pixels = Pixels::borrowed(shared, static_cast<size_t>(size));  // the reader's own copy goes
   }
   MPI_Comm_free(&group);
   // The reader, its group's lowest rank, is the one collective() lets speak.
@@ -104,7 +118,7 @@ Dataset MpiComm::load(const std::string& dir, const std::string& prefix) {
 std::string MpiComm::data_readers() const {
   if (readers_ == size_) return "every rank";
   return std::to_string(readers_) + " of " + std::to_string(size_) +
-         " ranks, one per node (the others got the data over MPI_Bcast)";
+         " ranks, one per node (the others read its copy in a shared-memory window)";
 }
 
 int MpiComm::first_failure(bool ok) {

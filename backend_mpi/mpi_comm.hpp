@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 #include "../common/driver.hpp"
 
@@ -23,10 +24,11 @@ class MpiComm final : public Comm {
   int first_failure(bool ok) override;
   // One MPI_Allreduce when the ranks agree; an MPI_Gather more to name the values when not.
   std::string first_disagreement(const OptionValues& options) override;
-  // The lowest rank of each node reads the files and sends the data to the node's other ranks
-  // that name the same folder (MPI_Bcast inside the node: shared memory), so that a job reads
-  // the data set once per node, not once per rank, from its file system. Each rank still holds
-  // a copy.
+  // The lowest rank of each node reads the files, for itself and for the node's other ranks
+  // that name the same folder, so that a job reads the data set once per node, not once per
+  // rank, from its file system. The pixels go into an MPI shared-memory window, one copy per
+  // node that all its ranks read (the window lives as long as this MpiComm); the labels, 1/784
+  // of it, each rank gets its own copy of (MPI_Bcast).
   Dataset load(const std::string& dir, const std::string& prefix) override;
   std::string data_readers() const override;
 
@@ -39,7 +41,8 @@ class MpiComm final : public Comm {
 
  private:
   MPI_Comm comm_;
-  MPI_Comm node_;  // this rank's node: the ranks that share its memory
+  MPI_Comm node_;                 // this rank's node: the ranks that share its memory
+  std::vector<MPI_Win> windows_;  // the node's shared copies of the data sets' pixels
   int rank_ = 0, size_ = 1, node_rank_ = 0, node_size_ = 1, hosts_ = 1, readers_ = 1;
 };
 

@@ -112,7 +112,7 @@ Dataset load_idx(const std::string& images_path, const std::string& labels_path)
   if (count == 0) images.fail("holds no images");
   if (count > (1u << 30)) images.fail("claims " + std::to_string(count) + " images: too many");
   d.count = static_cast<int>(count);
-  d.pixels = images.read_payload(uint64_t{count} * kImageSize, "pixels");
+  d.pixels = Pixels(images.read_payload(uint64_t{count} * kImageSize, "pixels"));
 
   IdxFile labels(labels_path);
   const uint32_t lmagic = labels.read_u32_be("magic number");
@@ -158,18 +158,20 @@ Dataset load_split(const std::string& dir, const std::string& prefix) {
 
 uint32_t dataset_crc(const Dataset& d) {
   uLong crc = crc32(0L, Z_NULL, 0);
-  for (const auto* v : {&d.pixels, &d.labels}) {
-    for (size_t at = 0; at < v->size(); at += 1u << 30) {
-      const auto n = static_cast<uInt>(std::min<size_t>(v->size() - at, 1u << 30));
-      crc = crc32(crc, v->data() + at, n);
+  const auto add = [&crc](const uint8_t* bytes, size_t size) {
+    for (size_t at = 0; at < size; at += 1u << 30) {
+      const auto n = static_cast<uInt>(std::min<size_t>(size - at, 1u << 30));
+      crc = crc32(crc, bytes + at, n);
     }
-  }
+  };
+  add(d.pixels.data(), d.pixels.size());
+  add(d.labels.data(), d.labels.size());
   return static_cast<uint32_t>(crc);
 }
 
 void truncate(Dataset& d, int n) {
   d.count = n;
-  d.pixels.resize(static_cast<size_t>(n) * kImageSize);
+  d.pixels.keep_first(static_cast<size_t>(n) * kImageSize);
   d.labels.resize(n);
 }
 

@@ -1,7 +1,10 @@
 // MNIST-format data in memory, and the IDX loader (plain or .gz files).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,10 +12,40 @@
 
 namespace lenet {
 
+// A data set's pixels, never changed once loaded. Read from the files, they are this process's
+// own; lenet-mpi's ranks of one node share one copy instead (MpiComm::load puts it in an MPI
+// shared-memory window). Copies of a Pixels share the bytes.
+class Pixels {
+ public:
+  Pixels() = default;
+  explicit Pixels(std::vector<uint8_t> bytes)
+      : own_(std::make_shared<const std::vector<uint8_t>>(std::move(bytes))),
+        data_(own_->data()),
+        size_(own_->size()) {}
+  // n bytes at p, owned elsewhere, that outlive every Pixels made of them.
+  static Pixels borrowed(const uint8_t* p, size_t n) {
+    Pixels v;
+    v.data_ = p, v.size_ = n;
+    return v;
+  }
+
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  uint8_t operator[](size_t i) const { return data_[i]; }
+  const uint8_t* begin() const { return data_; }
+  const uint8_t* end() const { return data_ + size_; }
+  void keep_first(size_t n) { size_ = std::min(size_, n); }
+
+ private:
+  std::shared_ptr<const std::vector<uint8_t>> own_;  // null when borrowed
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 struct Dataset {
   std::string images_path;  // where it came from, for messages and reports
   int count = 0;
-  std::vector<uint8_t> pixels;  // count * 784, row-major
+  Pixels pixels;                // count * 784, row-major
   std::vector<uint8_t> labels;  // count, each 0..9
 
   const uint8_t* image(int i) const { return pixels.data() + static_cast<size_t>(i) * kImageSize; }

@@ -46,7 +46,12 @@ add_test(NAME "mpi: 4 ranks of one node read the data once"
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
           bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_data_once.sh $<TARGET_FILE:lenet-mpi>
           ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
+add_test(NAME "mpi: 4 ranks of one node hold one copy of the images"
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
+          bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_data_shared.sh $<TARGET_FILE:lenet-mpi>
+          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
 list(APPEND _mpi_tests "mpi: 4 ranks of one node read the data once"
+  "mpi: 4 ranks of one node hold one copy of the images"
   "cli: lenet-mpi rejects bad input (2 ranks)"
   "mpi: a failing rank stops every rank" "mpi: ranks given different options all stop"
   "mpi: lenet-mpi-pingpong measures the link")

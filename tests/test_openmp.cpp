@@ -34,12 +34,14 @@ std::vector<std::string> tiers_of(Strategy s) {
 // that 3 and 4 threads all get chunks, in more than one order across the epochs.
 const Dataset& repeated_train() {
   static const Dataset d = [] {
-    Dataset r = vector_train();
+    const Dataset& v = vector_train();
+    Dataset r = v;
+    std::vector<uint8_t> pixels(v.pixels.begin(), v.pixels.end());
     for (int copy = 1; copy < 8; ++copy) {
-      const Dataset& v = vector_train();
-      r.pixels.insert(r.pixels.end(), v.pixels.begin(), v.pixels.end());
+      pixels.insert(pixels.end(), v.pixels.begin(), v.pixels.end());
       r.labels.insert(r.labels.end(), v.labels.begin(), v.labels.end());
     }
+    r.pixels = Pixels(std::move(pixels));
     r.count = static_cast<int>(r.labels.size());
     return r;
   }();
