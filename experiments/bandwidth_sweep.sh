@@ -23,6 +23,9 @@ speedup over serial, and the cost model's prediction beside each measured point.
 
   --rates LIST         comma-separated tc rates; "unshaped" for none
                        (default: unshaped,1gbit,100mbit,10mbit)
+  --latency TIME       every link also this one-way latency, e.g. 1ms: the hosts are then
+                       joined by multihost.sh's user-space switch, which sets the rates too
+                       (kbit, mbit or gbit) instead of tc (default: none)
   --batches LIST       per-rank batch sizes b; each run's batch is B = b * hosts
                        (default: 16,64,256)
   --hosts H            hosts, one rank each (default: 2)
@@ -54,6 +57,7 @@ repeats=3
 pingpong_time=0.5
 build_dir="${REPO_ROOT}/build"
 out_dir=""
+latency=""
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -66,6 +70,7 @@ while [[ $# -gt 0 ]]; do
     --epochs) need "$@"; positive "$1" "$2"; epochs=$2; shift 2 ;;
     --repeats) need "$@"; positive "$1" "$2"; repeats=$2; shift 2 ;;
     --pingpong-time) need "$@"; pingpong_time=$2; shift 2 ;;
+    --latency) need "$@"; [[ $2 =~ ^[0-9]+(\.[0-9]+)?(ms|us)$ ]] || die "--latency: expected a time such as 1ms or 500us, got '$2'"; latency=$2; shift 2 ;;
     --build) need "$@"; build_dir=$2; shift 2 ;;
     --out) need "$@"; out_dir=$2; shift 2 ;;
     -h | --help) usage; exit 0 ;;
@@ -96,7 +101,7 @@ echo "link,alpha_us,beta_MBps,allreduce_bytes,allreduce_us" >"$network"
 common=(--data "$data_dir" --epochs "$epochs" --test-limit "$test_limit" --quiet --csv "$raw")
 [[ "$train_limit" -eq 0 ]] || common+=(--train-limit "$train_limit")
 say "data $data_dir, train limit $train_limit (0: all), epochs $epochs, repeats $repeats"
-say "links ${rate_list[*]}; per-rank batches ${batch_list[*]} on $hosts hosts, 1 rank each"
+say "links ${rate_list[*]}${latency:+, each with a one-way latency of $latency (user-space switch)}; per-rank batches ${batch_list[*]} on $hosts hosts, 1 rank each"
 load_start=$(cut -d' ' -f1 /proc/loadavg)
 say "$(load_note)"
 say "writing $out_dir/"
@@ -113,6 +118,7 @@ multihost() {
   shift
   local shape=()
   [[ "$link" == unshaped ]] || shape=(--bandwidth "$link")
+  [[ -z $latency ]] || shape+=(--latency "$latency")
   bash "${SCRIPT_DIR}/multihost.sh" --hosts "$hosts" --no-check "${shape[@]}" "$@"
 }
 
@@ -158,6 +164,7 @@ note="$(nproc) cores, load average $load_start at the start and $(cut -d' ' -f1 
 images=$train_limit
 [[ $images -ne 0 ]] || images=all
 note+=" the end; $images training images of $(basename "$data_dir"), $repeats repeats."
+[[ -z $latency ]] || note+=" Every link has a one-way latency of $latency (multihost.sh's user-space switch)."
 report bandwidth --runs "$runs" --network "$network" \
   --hosts "$hosts" --out "${out_dir}/report" --note "$note"
 say "done: $out_dir/report.md and $out_dir/report.png"
