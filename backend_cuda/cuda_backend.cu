@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <type_traits>
 
 #include "../common/error.hpp"
 #include "cuda_backend.hpp"
@@ -203,6 +204,8 @@ class CudaBackend final : public Backend {
   // src: a std::vector<T> or the data set's Pixels (anything with data() and size()).
   template <class T, class Host>
   void upload(DeviceBuffer<T>& dst, const Host& src) {
+    static_assert(std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(src.data())>>, T>,
+                  "upload: the host data's elements must be the buffer's");
     dst.resize(src.size());
     copy(dst.get(), src.data(), dst.bytes(), cudaMemcpyHostToDevice);
   }

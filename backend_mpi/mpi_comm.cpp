@@ -1,6 +1,9 @@
 #include "mpi_comm.hpp"
 
+#include <sys/statvfs.h>
+
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <string>
@@ -31,6 +34,18 @@ std::string shown(const char* text) {
   return *text ? text : "(not given)";
 }
 
+// Whether the shared-memory window for `bytes` fits where the MPI keeps it. Open MPI backs it
+// with a file in /dev/shm (MCA osc_sm_backing_directory), and a window that does not fit
+// there does not fail cleanly (some ranks abort, others wait for ever): so look first. Where
+// the folder cannot be asked, try.
+bool room_for_window(MPI_Aint bytes) {
+  const char* dir = std::getenv("OMPI_MCA_osc_sm_backing_directory");
+  struct statvfs fs {};
+  if (statvfs(dir != nullptr ? dir : "/dev/shm", &fs) != 0) return true;
+  return static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize) >
+         1.1 * static_cast<double>(bytes);
+}
+
 }  // namespace
 
 MpiComm::MpiComm(MPI_Comm comm) : comm_(comm) {
@@ -57,6 +72,37 @@ MpiComm::~MpiComm() {
   for (MPI_Win& w : windows_)
     MPI_Win_free(&w);
   MPI_Comm_free(&node_);
+}
+
+bool MpiComm::share_pixels(Dataset& d, MPI_Comm group) {
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(group, &ranks);
+  MPI_Comm_rank(group, &rank);
+  if (ranks == 1) return true;  // a reader alone keeps its copy as it is
+  const auto bytes = static_cast<MPI_Aint>(d.count) * kImageSize;
+  int shared = rank == 0 && room_for_window(bytes);  // the reader decides for the group
+  MPI_Bcast(&shared, 1, MPI_INT, 0, group);
+  if (!shared) {
+    // A copy each, as before the window. The reader only sends from its buffer.
+    std::vector<uint8_t> copy(rank == 0 ? 0 : static_cast<size_t>(bytes));
+    uint8_t* buffer = rank == 0 ? const_cast<uint8_t*>(d.pixels.data()) : copy.data();
+    MPI_Bcast(buffer, static_cast<int>(bytes), MPI_UINT8_T, 0, group);
+    if (rank != 0) d.pixels = Pixels(std::move(copy));
+    return false;
+  }
+  // The window: the reader's segment holds the pixels, the others' are empty.
+  uint8_t* base = nullptr;
+  MPI_Win window;
+  MPI_Win_allocate_shared(rank == 0 ? bytes : 0, 1, MPI_INFO_NULL, group, &base, &window);
+  windows_.push_back(window);
+  if (rank == 0) std::memcpy(base, d.pixels.data(), static_cast<size_t>(bytes));
+  // A barrier that also makes the reader's stores visible to the others; no RMA follows.
+  MPI_Win_fence(MPI_MODE_NOSUCCEED, window);
+  MPI_Aint size = 0;
+  int unit = 1;
+  MPI_Win_shared_query(window, 0, &size, &unit, &base);
+  d.pixels = Pixels::borrowed(base, static_cast<size_t>(size));  // frees the reader's copy
+  return true;
 }
 
 Dataset MpiComm::load(const std::string& dir, const std::string& prefix) {
@@ -87,6 +133,7 @@ Dataset MpiComm::load(const std::string& dir, const std::string& prefix) {
     }
   }
   MPI_Bcast(head, 4, MPI_LONG_LONG, 0, group);
+  int in_window = 1;  // the pixels are in the node's window, or their reader is alone
   if (head[0]) {
     if (!reader) {
       d.count = static_cast<int>(head[1]);
@@ -95,21 +142,11 @@ Dataset MpiComm::load(const std::string& dir, const std::string& prefix) {
     }
     MPI_Bcast(d.images_path.data(), static_cast<int>(head[3]), MPI_CHAR, 0, group);
     MPI_Bcast(d.labels.data(), d.count, MPI_UINT8_T, 0, group);
-    // The pixels: the reader's segment of a window over the group holds them, the others'
-    // are empty; the reader fills it, and after the fence every rank reads it where it is.
-    const auto bytes = static_cast<MPI_Aint>(d.count) * kImageSize;
-    uint8_t* shared = nullptr;
-    MPI_Win window;
-    MPI_Win_allocate_shared(reader ? bytes : 0, 1, MPI_INFO_NULL, group, &shared, &window);
-    windows_.push_back(window);
-    if (reader) std::memcpy(shared, d.pixels.data(), static_cast<size_t>(bytes));
-    MPI_Win_fence(0, window);
-    MPI_Aint size = 0;
-    int unit = 1;
-    MPI_Win_shared_query(window, 0, &size, &unit, &shared);
-    d.pixels = Pixels::borrowed(shared, static_cast<size_t>(size));  // the reader's own copy goes
+    in_window = share_pixels(d, group);
   }
   MPI_Comm_free(&group);
+  // Every rank, whether its reader failed or not: one that skipped this would hang the others.
+  MPI_Allreduce(&in_window, &windows_everywhere_, 1, MPI_INT, MPI_MIN, comm_);
   // The reader, its group's lowest rank, is the one collective() lets speak.
   if (!head[0]) throw Error(reader ? error : "its reader failed", static_cast<int>(head[2]));
   return d;
@@ -117,8 +154,9 @@ Dataset MpiComm::load(const std::string& dir, const std::string& prefix) {
 
 std::string MpiComm::data_readers() const {
   if (readers_ == size_) return "every rank";
-  return std::to_string(readers_) + " of " + std::to_string(size_) +
-         " ranks, one per node (the others read its copy in a shared-memory window)";
+  return std::to_string(readers_) + " of " + std::to_string(size_) + " ranks, one per node " +
+         (windows_everywhere_ ? "(the others read its copy in a shared-memory window)"
+                              : "(no room for a shared-memory window: every rank has a copy)");
 }
 
 int MpiComm::first_failure(bool ok) {

@@ -28,7 +28,7 @@ class MpiComm final : public Comm {
   // that name the same folder, so that a job reads the data set once per node, not once per
   // rank, from its file system. The pixels go into an MPI shared-memory window, one copy per
   // node that all its ranks read (the window lives as long as this MpiComm); the labels, 1/784
-  // of it, each rank gets its own copy of (MPI_Bcast).
+  // of the data, each rank gets a copy of (MPI_Bcast).
   Dataset load(const std::string& dir, const std::string& prefix) override;
   std::string data_readers() const override;
 
@@ -44,6 +44,11 @@ class MpiComm final : public Comm {
   MPI_Comm node_;                 // this rank's node: the ranks that share its memory
   std::vector<MPI_Win> windows_;  // the node's shared copies of the data sets' pixels
   int rank_ = 0, size_ = 1, node_rank_ = 0, node_size_ = 1, hosts_ = 1, readers_ = 1;
+  int windows_everywhere_ = 1;  // every group of ranks got its window (else: copies, MPI_Bcast)
+
+  // The group's reader (its rank 0) holds d's pixels: puts them in a window all of the group
+  // reads, or, where the window cannot be made, sends every rank a copy (returns false then).
+  bool share_pixels(Dataset& d, MPI_Comm group);
 };
 
 // Comm::first_disagreement over `comm`, for any list of values that must match on every rank

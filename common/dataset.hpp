@@ -14,10 +14,13 @@ namespace lenet {
 
 // A data set's pixels, never changed once loaded. Read from the files, they are this process's
 // own; lenet-mpi's ranks of one node share one copy instead (MpiComm::load puts it in an MPI
-// shared-memory window). Copies of a Pixels share the bytes.
+// shared-memory window). Copies of a Pixels share the bytes, so a copy is cheap and a move is
+// a copy: a moved-from Pixels still holds its bytes.
 class Pixels {
  public:
   Pixels() = default;
+  Pixels(const Pixels&) = default;
+  Pixels& operator=(const Pixels&) = default;
   explicit Pixels(std::vector<uint8_t> bytes)
       : own_(std::make_shared<const std::vector<uint8_t>>(std::move(bytes))),
         data_(own_->data()),

@@ -32,7 +32,7 @@ class Comm {
   // or "" when every rank has the same values. `options` names the same flags on every rank.
   virtual std::string first_disagreement(const OptionValues& /*options*/) { return ""; }
   // `prefix` ("train" or "t10k") of the data in dir (load_split). MPI reads it once per node and
-  // sends it to the node's other ranks: collective there (every rank calls it, then
+  // shares it with the node's other ranks: collective there (every rank calls it, then
   // first_failure), and every rank that shares a read throws when its reader failed.
   virtual Dataset load(const std::string& dir, const std::string& prefix) {
     return load_split(dir, prefix);

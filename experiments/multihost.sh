@@ -99,7 +99,7 @@ if [[ -n $latency ]]; then
     n = t + 0; printf "%.3f", (t ~ /ms$/) ? n * 1000 : n }') ||
     die "--latency: expected a time such as 1ms or 500us, got '$latency'"
   if [[ -n $bandwidth ]]; then
-    wire_rate=$(awk -v r="$bandwidth" 'BEGIN {
+    wire_rate=$(awk -v r="$bandwidth" 'BEGIN { r = tolower(r)
       if (match(r, /^[0-9]+(\.[0-9]+)?(kbit|mbit|gbit)$/) == 0 || r + 0 <= 0) exit 1
       n = r + 0; u = (r ~ /kbit$/) ? 1e3 : (r ~ /mbit$/) ? 1e6 : 1e9; printf "%.0f", n * u / 8 }') ||
       die "--bandwidth: with --latency, expected a rate such as 10mbit, 500kbit or 1gbit, got '$bandwidth'"
@@ -240,7 +240,8 @@ teardown() {
     echo "${PROG}: teardown: left behind (remove with --cleanup):" $left >&2
     [[ $status -ne 0 ]] || status=1
   elif [[ ${#made[@]} -gt 0 ]]; then
-    say "teardown: removed ${#made[@]} namespaces (with their veths, bridge and qdiscs), nothing left"
+    say "teardown: removed ${#made[@]} namespaces (with their links, switch and qdiscs)," \
+      "nothing left"
   fi
   exit "$status"
 }
@@ -267,7 +268,8 @@ if [[ -n $latency ]]; then
     "$wire_rate" "$wire_latency_us" "${ports[@]}" >"$wire_log" 2>&1 &
   wire_pid=$!
   until grep -qs '^ready$' "$wire_log"; do  # the TUN devices exist once it says so
-    kill -0 "$wire_pid" 2>/dev/null || die "--latency: the user-space switch failed: $(tail -n 1 "$wire_log")"
+    kill -0 "$wire_pid" 2>/dev/null ||
+      die "--latency: the user-space switch failed: $(tail -n 1 "$wire_log")"
     sleep 0.05
   done
 else
@@ -288,9 +290,10 @@ else
   netem="unknown (no tc)"
 fi
 
-# --- The hosts: a namespace each, its eth0 one end of a veth pair whose other end hN is a
-# port of the bridge (or, with --latency, the switch's TUN device hN, moved in and renamed). Their names resolve through /etc/netns/NS/hosts, which ip netns exec
-# puts in place of /etc/hosts inside the namespace. ---
+# --- The hosts: a namespace each, with one link to the switch, eth0: the switch's TUN device
+# hN moved in and renamed (--latency), or one end of a veth pair whose other end hN is a port
+# of the bridge. Their names resolve through /etc/netns/NS/hosts, which ip netns exec puts in
+# place of /etc/hosts inside the namespace. ---
 hosts_file="${run_dir}/hosts"
 hostfile="${run_dir}/hostfile"
 echo "127.0.0.1 localhost" >"$hosts_file"
@@ -397,7 +400,18 @@ OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
   "${launch[@]}" "$mpi_exe" "${mpi_flags[@]}" 2>&1 | tee "$mpi_log" &
 child=$!
 mpi_status=0
-wait "$child" || mpi_status=$?
+if [[ -n $wire_pid ]]; then
+  # Whichever ends first: a switch that died would leave mpirun waiting on links that are gone.
+  ended=""
+  wait -n -p ended "$child" "$wire_pid" || mpi_status=$?
+  if [[ $ended == "$wire_pid" ]]; then
+    wire_pid=""
+    detail=$(grep -v '^ready$' "$wire_log" | tail -n 1) || true
+    die "the user-space switch stopped during the run${detail:+: $detail}"
+  fi
+else
+  wait "$child" || mpi_status=$?
+fi
 child=""
 
 # What crossed each host's link (the namespaces' own counters).
@@ -411,7 +425,7 @@ if [[ -n $wire_pid ]]; then  # the switch's own account: what it carried, the lo
   stop_pids "$wire_pid"
   wait "$wire_pid" 2>/dev/null || true
   wire_pid=""
-  sed "1d; s/^/${PROG}: switch: /" "$wire_log"
+  sed "/^ready$/d; s/^/${PROG}: switch: /" "$wire_log"
 fi
 [[ $mpi_status -eq 0 ]] || {
   say "lenet-mpi failed (status $mpi_status)"

@@ -31,7 +31,8 @@ def main(argv=None):
     lines = [
         f"Live points ({a.note}): lenet-mpi on H namespace hosts of one rank each, joined by "
         f"a user-space switch (experiments/multihost_wire.py) whose every link has a one-way "
-        f"latency of {first['latency']} host to host and a bandwidth of {first['rate']}, "
+        f"latency of {first['latency']} host to host and "
+        f"{'no bandwidth limit' if first['rate'] == 'none' else 'a bandwidth of ' + first['rate']}, "
         f"B = {first['batch']}, {first['images']} images, "
         f"t_sample {first['t_sample_us']} us; the ping-pong, lenet-mpi and lenet-serial each "
         f"measured 3 times, interleaved, medians. Simulated on H hosts with the ping-pong's "

@@ -8,7 +8,9 @@
 # as it reads, and the window it copies it into), four private copies 4 D. The data files are
 # read once before the runs, so that the page cache charges them to no job.
 # Usage: mpi_data_shared.sh LENET_MPI SMALL_DATA_DIR
-# SKIPPED: not root, or no memory cgroup (v1 memory.max_usage_in_bytes or v2 memory.peak).
+# SKIPPED: not root, no memory cgroup that can be made (v1 memory.max_usage_in_bytes, v2
+# memory.peak), or too little room in /dev/shm for the window (lenet-mpi then gives every rank
+# a copy, and says so).
 set -u
 exe=$1 small=$2
 skip() { echo "SKIPPED: $*"; exit 77; }
@@ -20,8 +22,14 @@ elif grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
 else
   skip "no memory cgroup here (v1 memory controller or v2 with memory enabled)"
 fi
-tmp=$(mktemp -d)
 group="$parent/lenet-data-shared-$$"
+mkdir "$group" 2>/dev/null || skip "cannot make a cgroup in $parent (read-only?)"
+[[ -r $group/$peak_file ]] || { rmdir "$group"; skip "no $peak_file (cgroup v2 before Linux 5.19)"; }
+rmdir "$group"
+bytes=$((100000 * 784))
+free=$(df -B1 --output=avail /dev/shm 2>/dev/null | tail -n 1) || free=0
+((free > 2 * bytes)) || skip "/dev/shm has ${free} bytes free, under 2 x $bytes for the window"
+tmp=$(mktemp -d)
 cleanup() { rmdir "$group" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 
@@ -37,21 +45,23 @@ for prefix, n in (("train", 100000), ("t10k", 100)):
         f.write(struct.pack(">II", 2049, n) + bytes(random.randrange(10) for _ in range(n)))
 EOF
 cat "$tmp"/big/* "$small"/* >/dev/null
-bytes=$((100000 * 784))
 
 # peak DATA_DIR: the job's peak memory in bytes, in a fresh cgroup.
 peak() {
   mkdir "$group" || { echo "FAIL: cannot make the cgroup $group"; exit 1; }
   # The subshell moves itself into the cgroup, then becomes mpirun: the job and only the job.
   if ! (echo "$BASHPID" >"$group/cgroup.procs" &&
-    exec timeout 120 mpirun -np 4 --oversubscribe --bind-to none "$exe" --data "$1" \
+    exec timeout 45 mpirun -np 4 --oversubscribe --bind-to none "$exe" --data "$1" \
       --train-limit 64 --test-limit 32 --epochs 1 --quiet >"$tmp/out" 2>&1); then
     tail -n 5 "$tmp/out"
     echo "FAIL: lenet-mpi on 4 ranks with --data $1"
     exit 1
   fi
-  cat "$group/$peak_file"
+  local bytes_used
+  bytes_used=$(cat "$group/$peak_file")
   rmdir "$group"
+  [[ $bytes_used =~ ^[0-9]+$ ]] || { echo "FAIL: $group/$peak_file read '$bytes_used'"; exit 1; }
+  echo "$bytes_used"
 }
 base=$(peak "$small") || { echo "$base"; exit 1; }
 big=$(peak "$tmp/big") || { echo "$big"; exit 1; }

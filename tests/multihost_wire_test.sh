@@ -11,12 +11,15 @@ set -uo pipefail
 wrapper=$1 multihost=$2 pingpong=$3
 fail() { echo "FAIL: $*"; exit 1; }
 
-for bad in "--latency 1s" "--latency 1ms --bandwidth 10mbps" "--latency fast"; do
+# Each case: the flag at fault, then the flags.
+for case in "--latency --latency 1s" "--bandwidth --latency 1ms --bandwidth 10mbps" \
+  "--latency --latency fast"; do
+  flag=${case%% *} bad=${case#* }
   # shellcheck disable=SC2086 # the flags of one case, split at spaces
   err=$(bash "$multihost" $bad --no-check 2>&1)
   status=$?
-  [[ $status -eq 2 && $(wc -l <<<"$err") -eq 1 && $err == *"${bad%% *}"* ]] ||
-    fail "'$bad': expected one line naming ${bad%% *} and exit 2, got $status: $err"
+  [[ $status -eq 2 && $(wc -l <<<"$err") -eq 1 && $err == *"error: $flag:"* ]] ||
+    fail "'$bad': expected one line naming $flag and exit 2, got $status: $err"
   echo "OK: '$bad' -> $err"
 done
 

@@ -1,6 +1,8 @@
 // The IDX loader: good files in both spellings, plain and gzip, and every malformed file we
 // could think of, each rejected with a one-line message naming the file.
 #include <catch2/catch.hpp>
+#include <utility>
+#include <vector>
 
 #include "../common/dataset.hpp"
 #include "../common/error.hpp"
@@ -148,4 +150,23 @@ TEST_CASE("IDX: a missing data directory or file names what was tried", "[idx]")
     CHECK_THAT(e.what(), Catch::Contains("train-images-idx3-ubyte.gz") &&
                              Catch::Contains("train-images.idx3-ubyte"));
   }
+}
+
+TEST_CASE("Pixels: copies share the bytes, and keep_first shortens one copy only", "[idx]") {
+  Pixels a(std::vector<uint8_t>{1, 2, 3, 4});
+  Pixels b = a;
+  CHECK(b.data() == a.data());  // shared, not copied
+  b.keep_first(2);
+  CHECK(b.size() == 2);
+  CHECK(a.size() == 4);
+  CHECK(std::vector<uint8_t>(a.begin(), a.end()) == std::vector<uint8_t>{1, 2, 3, 4});
+  Pixels c = std::move(a);  // a move is a copy: a keeps its bytes
+  CHECK(a.size() == 4);
+  CHECK(c.data() == a.data());
+  CHECK(c[3] == 4);
+
+  const uint8_t outside[] = {7, 8};
+  const Pixels borrowed = Pixels::borrowed(outside, 2);
+  CHECK(borrowed.data() == outside);
+  CHECK(borrowed[1] == 8);
 }
