@@ -70,7 +70,7 @@ while [[ $# -gt 0 ]]; do
     --epochs) need "$@"; positive "$1" "$2"; epochs=$2; shift 2 ;;
     --repeats) need "$@"; positive "$1" "$2"; repeats=$2; shift 2 ;;
     --pingpong-time) need "$@"; pingpong_time=$2; shift 2 ;;
-    --latency) need "$@"; [[ $2 =~ ^[0-9]+(\.[0-9]+)?(ms|us)$ ]] || die "--latency: expected a time such as 1ms or 500us, got '$2'"; latency=$2; shift 2 ;;
+    --latency) need "$@"; latency_arg "$1" "$2"; latency=$2; shift 2 ;;
     --build) need "$@"; build_dir=$2; shift 2 ;;
     --out) need "$@"; out_dir=$2; shift 2 ;;
     -h | --help) usage; exit 0 ;;

@@ -94,15 +94,12 @@ done
 # and gbit are 1000, 10^6 and 10^9 bits per second).
 wire_latency_us="" wire_rate=0
 if [[ -n $latency ]]; then
-  wire_latency_us=$(awk -v t="$latency" 'BEGIN {
-    if (match(t, /^[0-9]+(\.[0-9]+)?(ms|us)$/) == 0) exit 1
-    n = t + 0; printf "%.3f", (t ~ /ms$/) ? n * 1000 : n }') ||
-    die "--latency: expected a time such as 1ms or 500us, got '$latency'"
+  latency_arg --latency "$latency"
+  wire_latency_us=$(awk -v t="$latency" 'BEGIN { printf "%.3f", (t ~ /ms$/) ? t * 1000 : t + 0 }')
   if [[ -n $bandwidth ]]; then
-    wire_rate=$(awk -v r="$bandwidth" 'BEGIN { r = tolower(r)
-      if (match(r, /^[0-9]+(\.[0-9]+)?(kbit|mbit|gbit)$/) == 0 || r + 0 <= 0) exit 1
-      n = r + 0; u = (r ~ /kbit$/) ? 1e3 : (r ~ /mbit$/) ? 1e6 : 1e9; printf "%.0f", n * u / 8 }') ||
-      die "--bandwidth: with --latency, expected a rate such as 10mbit, 500kbit or 1gbit, got '$bandwidth'"
+    rate_arg --bandwidth "$bandwidth"
+    wire_rate=$(awk -v r="${bandwidth,,}" 'BEGIN {
+      u = (r ~ /kbit$/) ? 1e3 : (r ~ /mbit$/) ? 1e6 : 1e9; printf "%.0f", r * u / 8 }')
   fi
 fi
 mpi_exe=$(realpath -m "${mpi_exe:-"${build_dir}/backend_mpi/lenet-mpi"}")

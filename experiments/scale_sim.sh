@@ -94,8 +94,8 @@ while [[ $# -gt 0 ]]; do
     --shape-batches) need "$@"; [[ $2 =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--shape-batches: expected a comma-separated list of batch sizes, got '$2'"; shape_batches=$2; shift 2 ;;
     --sweep) need "$@"; sweep=$(realpath -m "$2"); shift 2 ;;
     --hosts) need "$@"; [[ $2 =~ ^[2-7](,[2-7])*$ ]] || die "--hosts: expected a comma-separated list of 2 to 7 hosts, got '$2'"; live_hosts=$2; live_given=1; shift 2 ;;
-    --rate) need "$@"; [[ $2 =~ ^(none|[0-9]+(\.[0-9]+)?(kbit|mbit|gbit))$ ]] || die "--rate: expected a rate such as 10mbit or 1gbit, or none, got '$2'"; live_rate=$2; live_given=1; shift 2 ;;
-    --latency) need "$@"; [[ $2 =~ ^[0-9]+(\.[0-9]+)?(ms|us)$ ]] || die "--latency: expected a time such as 1ms or 500us, got '$2'"; live_latency=$2; live_given=1; shift 2 ;;
+    --rate) need "$@"; [[ $2 == none ]] || rate_arg "$1" "$2"; live_rate=$2; live_given=1; shift 2 ;;
+    --latency) need "$@"; latency_arg "$1" "$2"; live_latency=$2; live_given=1; shift 2 ;;
     --build) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
     --out) need "$@"; out=$(realpath -m "$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;

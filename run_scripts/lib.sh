@@ -14,6 +14,16 @@ say() { echo "${PROG}: $*"; }
 need() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
 positive() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "$1: expected a positive integer, got '$2'"; }
 count() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1: expected a whole number, got '$2'"; }
+# The links of multihost.sh --latency: a one-way latency (1ms, 500us) and a rate in tc's bit
+# units, any case (10mbit, 500kbit, 1Gbit), above zero.
+latency_arg() {
+  [[ "$2" =~ ^[0-9]+(\.[0-9]+)?(ms|us)$ ]] || die "$1: expected a time such as 1ms or 500us, got '$2'"
+}
+rate_arg() {
+  [[ "${2,,}" =~ ^([0-9]+(\.[0-9]+)?)(kbit|mbit|gbit)$ ]] &&
+    awk -v n="${BASH_REMATCH[1]}" 'BEGIN { exit !(n > 0) }' ||
+    die "$1: expected a rate such as 10mbit, 500kbit or 1gbit, got '$2'"
+}
 
 # lr_for B: docs/network.md's learning rate for batch B (1: 0.05, 8: 0.3, 32: 0.5, 128: 1.0);
 # between those, the rate of the next smaller batch of the table: too large a rate kills
