@@ -113,7 +113,6 @@ Dataset MpiComm::load(const std::string& dir, const std::string& prefix) {
   int group_rank = 0;
   MPI_Comm_rank(group, &group_rank);
   const int reader = group_rank == 0;
-  MPI_Allreduce(&reader, &readers_, 1, MPI_INT, MPI_SUM, comm_);
   Dataset d;
   // The reader's outcome first (ok, image count, exit code, path length): when it failed, the
   // group's other ranks learn it here instead of waiting for data that never comes.
@@ -145,8 +144,13 @@ Dataset MpiComm::load(const std::string& dir, const std::string& prefix) {
     in_window = share_pixels(d, group);
   }
   MPI_Comm_free(&group);
-  // Every rank, whether its reader failed or not: one that skipped this would hang the others.
-  MPI_Allreduce(&in_window, &windows_everywhere_, 1, MPI_INT, MPI_MIN, comm_);
+  // For the summary, in one collective that every rank joins, whether its reader failed or
+  // not (one that skipped it would hang the others): how many read, how many hold a copy
+  // outside a window.
+  int counts[2] = {reader, !in_window};
+  MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT, MPI_SUM, comm_);
+  readers_ = counts[0];
+  windows_everywhere_ = counts[1] == 0;
   // The reader, its group's lowest rank, is the one collective() lets speak.
   if (!head[0]) throw Error(reader ? error : "its reader failed", static_cast<int>(head[2]));
   return d;

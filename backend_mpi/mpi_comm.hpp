@@ -44,7 +44,7 @@ class MpiComm final : public Comm {
   MPI_Comm node_;                 // this rank's node: the ranks that share its memory
   std::vector<MPI_Win> windows_;  // the node's shared copies of the data sets' pixels
   int rank_ = 0, size_ = 1, node_rank_ = 0, node_size_ = 1, hosts_ = 1, readers_ = 1;
-  int windows_everywhere_ = 1;  // every group of ranks got its window (else: copies, MPI_Bcast)
+  bool windows_everywhere_ = true;  // every group of ranks got its window (else: copies, MPI_Bcast)
 
   // The group's reader (its rank 0) holds d's pixels: puts them in a window all of the group
   // reads, or, where the window cannot be made, sends every rank a copy (returns false then).
