@@ -175,6 +175,12 @@ case $cuda in
     ;;
 esac
 
+# --programs configures no tests, so that a machine without Catch2 fetches none
+# (cmake/dependencies.cmake); a later build without it in the same folder has them again.
+testing=ON
+[[ $programs -eq 0 ]] || testing=OFF
+cmake_args=(-DBUILD_TESTING=$testing "${cmake_args[@]}")
+
 say "configuring $build_dir (preset $preset)"
 mkdir -p "$build_dir"
 if ! cmake --preset "$preset" -S "$root" -B "$build_dir" "${cmake_args[@]}" >"$build_dir/configure.log" 2>&1; then
