@@ -1,7 +1,8 @@
 # The two libraries a machine without root may lack (a cluster after `module load gcc cmake`):
 # CLI11 for every program, Catch2 for the tests. The caller tries find_package first; where that
 # finds nothing, lenet_fetch(<name>) builds the pinned release below as part of this project, its
-# archive checked against the pinned SHA256, and says so in one line (docs/cluster.md#without-root).
+# archive checked against the pinned SHA256, and says so in one line (docs/cluster.md,
+# "Without root").
 #
 # The pins are GitHub's archives of the release tags. How their hashes were checked (2026-11-26):
 # - CLI11 2.4.1: conan-center-index's recipe pins this SHA256 for the archive, and

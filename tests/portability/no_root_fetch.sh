@@ -83,6 +83,8 @@ check() {
 }
 
 # ---- sources: apt's own signed lists of Debian 13, kept in this folder ----------------------
+command -v apt-get >/dev/null ||
+  { echo "SKIPPED: no apt-get here, to take CLI11's and Catch2's sources from Debian"; exit 77; }
 apt_dir=$home/apt
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
 echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
@@ -159,9 +161,10 @@ rm -rf "$home/attack" "$home/changed.tar.gz"
 # ---- the user's build: configure, build, test, install, run ---------------------------------
 build=$home/build
 stage configure 300 "${configure[@]}" -B "$build" -DLENET_CATCH2_URL="$catch2_archive"
-check "$(grep -m1 'lenet: CLI11 not found' "$tmp/configure.log" | sed 's/^-- //')" \
+said() { grep -m1 "lenet: $1" "$tmp/configure.log" | sed 's/^-- //'; }
+check "CLI11 from the handed copy: $(said CLI11)" \
   grep -q "lenet: CLI11 not found: using CLI11 $cli11_version from $cli11_dir" "$tmp/configure.log"
-check "$(grep -m1 'lenet: Catch2 not found' "$tmp/configure.log" | sed 's/^-- //')" \
+check "Catch2 from the handed copy: $(said Catch2)" \
   grep -q "lenet: Catch2 not found: using Catch2 $catch2_version from $catch2_archive" \
   "$tmp/configure.log"
 
@@ -172,7 +175,7 @@ check "the tests include the fetched Catch2 ($build/_deps/catch2-src)" \
   grep -q -- "-I$build/_deps/catch2-src/src" "$build/compile_commands.json"
 
 stage test 600 ctest --test-dir "$build" -L "serial|openmp" --no-tests=error -j "$(nproc)"
-check "$(grep -m1 'tests passed' "$tmp/test.log")" grep -q '100% tests passed' "$tmp/test.log"
+check "ctest: $(grep -m1 'tests passed' "$tmp/test.log")" grep -q '100% tests passed' "$tmp/test.log"
 
 prefix=$home/lenet
 stage install 120 cmake --install "$build" --prefix "$prefix"
