@@ -170,9 +170,9 @@ check "Catch2 from the handed copy: $(said Catch2)" \
 
 stage build 1200 cmake --build "$build" -j "$(nproc)"
 check "the programs include the handed CLI11 ($cli11_dir/include)" \
-  grep -q -- "-I$cli11_dir/include" "$build/compile_commands.json"
-check "the tests include the fetched Catch2 ($build/_deps/catch2-src)" \
-  grep -q -- "-I$build/_deps/catch2-src/src" "$build/compile_commands.json"
+  grep -qE -- "(-I|-isystem )$cli11_dir/include" "$build/compile_commands.json"
+check "the tests include the fetched Catch2 ($build/_deps/catch2-src/src)" \
+  grep -qE -- "(-I|-isystem )$build/_deps/catch2-src/src" "$build/compile_commands.json"
 
 stage test 600 ctest --test-dir "$build" -L "serial|openmp" --no-tests=error -j "$(nproc)"
 check "ctest: $(grep -m1 'tests passed' "$tmp/test.log")" grep -q '100% tests passed' "$tmp/test.log"
