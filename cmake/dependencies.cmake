@@ -36,7 +36,7 @@ set(LENET_CATCH2_URL
 
 # lenet_fetch(<name>): builds <name> (CLI11 or Catch2) from the pinned release, and sets
 # <name>_VERSION as find_package would. A wrong archive stops the configure with CMake's
-# "HASH mismatch" message.
+# "SHA256 hash of ... does not match expected value".
 function(lenet_fetch name)
   string(TOUPPER ${name} key)
   set(version ${LENET_${key}_VERSION})
