@@ -37,18 +37,18 @@ if(NOT LENET_MPI_FAMILY STREQUAL "other" AND NOT _library_family STREQUAL "other
   if(NOT _match)
     set(_match "its own mpiexec")
   endif()
-  message(FATAL_ERROR "lenet: MPIEXEC_EXECUTABLE ${MPIEXEC_EXECUTABLE} is ${LENET_MPI_FAMILY}'s "
+  set(_openmpi "Open MPI")
+  set(_mpich "MPICH")
+  message(FATAL_ERROR "lenet: MPIEXEC_EXECUTABLE ${MPIEXEC_EXECUTABLE} is ${_${LENET_MPI_FAMILY}}'s "
     "launcher but lenet-mpi links ${_library} (${MPI_CXX_COMPILER}): its ranks would start as "
     "unrelated single-rank jobs. Configure a new build directory with -DMPIEXEC_EXECUTABLE=${_match}")
 endif()
 
-set(_names openmpi "Open MPI's mpirun" mpich "Hydra's mpiexec (MPICH family)" other
-  "an unknown launcher, given FindMPI's flags only")
-list(FIND _names ${LENET_MPI_FAMILY} _i)
-math(EXPR _i "${_i} + 1")
-list(GET _names ${_i} _name)
+set(_openmpi "Open MPI's mpirun")
+set(_mpich "Hydra's mpiexec (MPICH family)")
+set(_other "an unknown launcher, given FindMPI's flags only")
 message(STATUS "lenet: MPI ranks start with ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} P "
-  "(${_name}); library: ${_library}")
+  "(${_${LENET_MPI_FAMILY}}); library: ${_library}")
 
 # bash arrays of FindMPI's lists, each element in single quotes.
 function(_lenet_bash_array var)

@@ -11,6 +11,8 @@
 #
 # Usage: mpi_launch.sh BUILD_DIR [OPTIONS] -n P PROGRAM [ARGS...] [: -n P PROGRAM [ARGS...]]...
 #        mpi_launch.sh BUILD_DIR --family     print openmpi, mpich or other
+#        mpi_launch.sh BUILD_DIR --launcher   print the launcher's path (for a script that
+#                                             needs one family's own options, as multihost.sh)
 #   --bind none       no binding (the default): the ranks may share cores
 #   --bind core       each rank on a core of its own while the ranks fit, else none
 #   --bind cores:T    T cores per rank (hybrid, --threads T) while they fit, else none
@@ -37,6 +39,10 @@ while [[ $# -gt 0 && $1 != -n ]]; do
   case $1 in
     --family)
       echo "$mpi_family"
+      exit 0
+      ;;
+    --launcher)
+      echo "$mpiexec"
       exit 0
       ;;
     --bind)
