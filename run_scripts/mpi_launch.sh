@@ -53,7 +53,7 @@ while [[ $# -gt 0 && $1 != -n ]]; do
       ;;
     --quiet) quiet=1 ;;
     --dry-run) dry_run=1 ;;
-    *) die "unknown option '$1' (options come before -n P)" ;;
+    *) die "unknown option '$1': expected options, then -n P PROGRAM" ;;
   esac
   shift
 done
