@@ -160,9 +160,10 @@ live_batch=48 live_images=960  # 16 to 24 samples per rank per step, 20 steps
 live_run=(--data "$data" --train-limit "$live_images" --test-limit 100 --batch "$live_batch"
           --lr "$(lr_for "$live_batch")")
 pingpong="${build_dir}/backend_mpi/lenet-mpi-pingpong"
-if [[ $(id -u) -ne 0 ]] || ! command -v mpirun >/dev/null || [[ ! -x $mpi_exe ]] ||
+if [[ $(id -u) -ne 0 ]] || [[ ! -x $mpi_exe ]] ||
+  [[ $(bash "$LIB_ROOT/run_scripts/mpi_launch.sh" "$build_dir" --family 2>/dev/null) != openmpi ]] ||
   [[ ! -c /dev/net/tun ]]; then
-  say "validation 3/3 skipped: the live points need root (network namespaces), mpirun," \
+  say "validation 3/3 skipped: the live points need root (network namespaces), Open MPI," \
     "$mpi_exe and TUN devices (/dev/net/tun, for multihost.sh --latency)"
 else
   say "validation 3/3: live, ${host_list[*]} namespace hosts, links of $live_latency and $live_rate:" \
