@@ -121,7 +121,7 @@ IFS=',' read -ra batch_list <<<"$batches"
 
 # every_point: each batch's reference runs and points, in order.
 every_point() {
-  local B lr t s n p mode name place
+  local B lr t s n p mode name
   for B in "${batch_list[@]}"; do
     lr=$(lr_for "$B")
     common=(--data "$data" --epochs "$epochs" --batch "$B" --lr "$lr")
