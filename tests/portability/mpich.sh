@@ -2,8 +2,9 @@
 # lenet-mpi on MPICH, the other MPI family (Cray MPICH, Intel MPI and MVAPICH descend from it):
 # a build of its own against Debian's MPICH, which sits beside Open MPI (mpicxx.mpich,
 # mpiexec.mpich), then the whole MPI suite there (ctest -L mpi), its ranks started by MPICH's
-# Hydra mpiexec through run_scripts/mpi_launch.sh. Prints each stage and its time; the build is
-# made in a temporary folder and removed.
+# Hydra mpiexec through run_scripts/mpi_launch.sh. Then, where Open MPI is installed too, a plain
+# configure must still take Open MPI (the README's commands unchanged). Prints each stage and its
+# time; the builds are made in a temporary folder and removed.
 #
 # Usage: mpich.sh SOURCE_DIR
 #   LENET_PORTABILITY=1  required: without it the test says SKIPPED (a second build, minutes;
@@ -39,23 +40,34 @@ stage() {
 }
 
 # Only what the MPI suite needs: no CUDA, peers or SimGrid.
-stage "1/3 configure against MPICH ($compiler, $launcher)" "$work/configure.log" \
+stage "1/4 configure against MPICH ($compiler, $launcher)" "$work/configure.log" \
   cmake -S "$source_dir" -B "$build" -DMPI_CXX_COMPILER="$compiler" -DMPIEXEC_EXECUTABLE="$launcher" \
   -DLENET_MPI=ON -DLENET_CUDA=OFF -DLENET_TINYDNN=OFF -DLENET_DLIB=OFF -DLENET_SMPI=OFF
 grep "lenet: MPI ranks start with" "$work/configure.log"
 grep -q "(Hydra's mpiexec (MPICH family)); library: MPICH" "$work/configure.log" ||
   fail "the build's launcher or library is not MPICH's (above)"
 
-stage "2/3 build lenet-mpi, lenet-mpi-pingpong and the MPI unit tests" "$work/build.log" \
+stage "2/4 build lenet-mpi, lenet-mpi-pingpong and the MPI unit tests" "$work/build.log" \
   nice cmake --build "$build" -j "$(nproc)" --target lenet-mpi lenet-mpi-pingpong lenet_mpi_tests
 
 # Where ranks start as unrelated one-rank jobs (Open MPI's launcher with an MPICH program) the
 # suite's multi-rank tests fail. A test may skip only for what this machine lacks (data, a
 # memory cgroup), said on its SKIPPED line.
 cd "$build"
-stage "3/3 ctest -L mpi, ranks started by $launcher" "$work/ctest.log" \
+stage "3/4 ctest -L mpi, ranks started by $launcher" "$work/ctest.log" \
   ctest -L mpi --output-on-failure --timeout 300
 grep -E "Test +#|tests passed" "$work/ctest.log"
 skipped=$(grep -h "^SKIPPED" Testing/Temporary/LastTest.log | sort -u) || skipped="none"
 echo "skipped, with their reasons: $skipped"
+
+cd "$work"
+if command -v mpicxx.openmpi >/dev/null; then
+  stage "4/4 a plain configure beside both MPIs" "$work/default.log" cmake -S "$source_dir" \
+    -B "$work/default" -DLENET_CUDA=OFF -DLENET_TINYDNN=OFF -DLENET_DLIB=OFF -DLENET_SMPI=OFF
+  grep "lenet: MPI ranks start with" "$work/default.log"
+  grep -q "(Open MPI's mpirun); library: Open MPI" "$work/default.log" ||
+    fail "with MPICH installed, a plain configure no longer takes Open MPI (above)"
+else
+  echo "== 4/4 skipped: no Open MPI here, so no default to keep"
+fi
 echo "OK: lenet-mpi built against MPICH passes the MPI suite, launched by Hydra"
