@@ -23,13 +23,21 @@ constexpr double LayerTimes::*kAllFields[] = {
     &LayerTimes::reduce,     &LayerTimes::update,      &LayerTimes::comm};
 constexpr int kFieldCount = std::size(kAllFields);
 
-// "Open MPI v4.1.4": the library's version string up to its first comma or line end.
+// "Open MPI v4.1.4", "MPICH Version: 4.0.2": the library's version string up to its first comma
+// or line end, each run of spaces and tabs one space (MPICH's has a tab), for the summary's line.
 std::string library_version() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING];
   int length = 0;
   MPI_Get_library_version(text, &length);
-  const std::string s(text, length);
-  return s.substr(0, s.find_first_of(",\n"));
+  std::string line;
+  for (const char c : std::string(text, length)) {
+    if (c == ',' || c == '\n') break;
+    const bool blank = c == ' ' || c == '\t';
+    if (blank && (line.empty() || line.back() == ' ')) continue;
+    line += blank ? ' ' : c;
+  }
+  if (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
 }
 
 std::string format(const char* f, double x) {

@@ -191,7 +191,10 @@ class Grading:
     def expand(self, cmd, **extra):
         values = dict(bin=getattr(self, "bin", ""), ref=self.ref_bin,
                       vectors=os.path.join(self.cache.src, "tests", "vectors", "data"),
-                      digits=self.digits)
+                      digits=self.digits,
+                      # MPI ranks start as the build's MPI wants: bash {mpi_launch} {build} -n P
+                      mpi_launch=os.path.join(ROOT, "run_scripts", "mpi_launch.sh"),
+                      build=self.cache.build)
         values.update(extra)
         out = []
         for token in cmd:
