@@ -26,6 +26,11 @@ from . import build, machine, procs, regions, submission, tree
 from .manifest import KIT, checks_for
 
 ROOT = os.path.dirname(KIT)  # the tree this kit belongs to: the instructor's, or a starter
+# Performance points need at least this fraction of the calls that the reference shares among
+# all its threads to be shared by all of yours too. Not all: with schedule(dynamic), or a thread
+# that wakes late, one thread may now and then take a whole call, and the clock scores that
+# loss; a serial call that turns among the threads (`single`) shares none.
+MIN_SHARED_CALLS = 0.9
 
 
 def last_csv_row(path):
@@ -267,11 +272,12 @@ class Grading:
 
     @staticmethod
     def shared(output, key, part="thread"):
-        """(total, parts, fewest, most) from the summary's 'KEY = N on P parts (A to B a part)'
-        line (part: thread or rank), or None without one."""
+        """(total, parts, fewest, most, shared calls, calls) from the summary's 'KEY = N on P
+        parts (A to B a part); calls shared by every part: S of C' line (part: thread or rank;
+        S and C None where the line has no calls), or None without one."""
         m = re.search(re.escape(key) + rf"\s*=\s*(\d+) on (\d+) {part}s? \((\d+) to (\d+) a "
-                      rf"{part}\)", output)
-        return tuple(int(x) for x in m.groups()) if m else None
+                      rf"{part}\)(?:; calls shared by every {part}: (\d+) of (\d+))?", output)
+        return tuple(None if x is None else int(x) for x in m.groups()) if m else None
 
     def check_slices(self, check):
         spec = check.spec
@@ -284,7 +290,7 @@ class Grading:
         if row is None or samples is None:
             return check.failed(f"expected a run that ends with its summary, got exit {r.rc}: "
                                 f"{r.last_line()[:200]}")
-        total, ranks, low, high = samples
+        total, ranks, low, high = samples[:4]
         trained = int(row["train_images"]) * int(row["epochs"])
         if total == trained and low > 0:
             return check.passed(f"{trained} samples trained, each computed once: {low} to "
@@ -315,13 +321,14 @@ class Grading:
         try:
             for case in ElementTree.parse(junit).getroot().iter("testcase"):
                 failure, skipped = case.find("failure"), case.find("skipped")
-                out = case.findtext("system-out") or ""
+                out = procs.plain(case.findtext("system-out") or "")
                 if case.get("status") == "run" and failure is None:
                     results.append((case.get("name"), "passed", "", out))
                 elif case.get("status") == "notrun" or skipped is not None:
                     results.append((case.get("name"), "skipped", "", out))
                 else:
-                    message = failure.get("message", "") if failure is not None else ""
+                    message = procs.plain(failure.get("message", "")) if failure is not None \
+                        else ""
                     kind = "timeout" if "Timeout" in message else "failed"
                     results.append((case.get("name"), kind, message, out))
         except (OSError, ElementTree.ParseError):
@@ -354,14 +361,20 @@ class Grading:
 
     @staticmethod
     def failure(output):
-        """One line from a failed Catch2 test's output: what it checked, and what it got."""
+        """One line from a failed Catch2 test's output (plain text): the check that failed
+        first, then what it got: "CHECK( a == b ) got: 1 == 2 (tests/x.cpp:12)"."""
         lines = [l.strip() for l in output.split("\n")]
         for i, line in enumerate(lines):
-            if "FAILED" in line or line.startswith("FAILED:"):
-                what = [l for l in lines[i + 1:i + 8] if l and not l.startswith("===")]
-                joined = " ".join(what)
-                joined = joined.replace("with expansion:", "got:")
-                return joined[:400]
+            if line.endswith("FAILED:"):
+                what = []
+                for l in lines[i + 1:i + 12]:
+                    if re.fullmatch(r"[-=.]{10,}", l) or l.endswith("FAILED:"):
+                        break  # the next test case, or the next failure
+                    if l:
+                        what.append(l)
+                where = line[:-len("FAILED:")].strip().rstrip(":")
+                joined = " ".join(what).replace("with expansion:", "got:")
+                return (joined + (f" ({os.path.basename(where)})" if where else ""))[:400]
         for line in lines:
             if "error" in line.lower() or "expected" in line.lower():
                 return line[:400]
@@ -417,11 +430,12 @@ class Grading:
 
     def no_sharing(self, key, output, reference_output):
         """Why the summary's KEY line shows no sharing among the threads, or None when every
-        thread had a part of the same total as the reference's."""
+        thread had a part of the same total as the reference's, and every thread a share of
+        (nearly) every call that the reference shares (of every call, without a reference)."""
         got = self.shared(output, key)
         if got is None:
             return f"the run's summary has no '{key}' line"
-        total, threads, fewest, _ = got
+        total, threads, fewest, most, shared, calls = got
         want = self.shared(reference_output or "", key)
         if total == 0:
             return (f"{key} = 0: the work did not go through the helpers the handout names, so "
@@ -431,7 +445,15 @@ class Grading:
                     f"was done twice, or not through the handout's helpers")
         if fewest == 0:
             return (f"one of the {threads} threads computed nothing ({key} = {total} on "
-                    f"{threads} threads, {fewest} to {got[3]} a thread)")
+                    f"{threads} threads, {fewest} to {most} a thread)")
+        # Per call: a serial call that another thread runs each time sums like a shared one.
+        possible = want[4] if want else calls
+        if possible is not None and (shared or 0) < MIN_SHARED_CALLS * possible:
+            return (f"{key}: only {shared or 0} of {calls or 0} calls were shared by every "
+                    f"thread" + (f" (the reference: {want[4]} of {want[5]})" if want else "") +
+                    ": in the others one thread did the whole call alone, whichever thread it "
+                    "was (`single`, `critical` or `masked` around the work, or a region "
+                    "skipped?)")
         return None
 
     def measure_performance(self):
