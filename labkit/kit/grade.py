@@ -271,13 +271,17 @@ class Grading:
                      f"{line or 'exit %d: %s' % (r.rc, r.last_line()[:200])}")
 
     @staticmethod
-    def shared(output, key, part="thread"):
-        """(total, parts, fewest, most, shared calls, calls) from the summary's 'KEY = N on P
-        parts (A to B a part); calls shared by every part: S of C' line (part: thread or rank;
+    def shared(output, key):
+        """(total, parts, fewest, most, shared calls, calls, part) from the summary's 'KEY = N on
+        P parts (A to B a part); calls shared by every part: S of C' line (part: thread or rank;
         S and C None where the line has no calls), or None without one."""
-        m = re.search(re.escape(key) + rf"\s*=\s*(\d+) on (\d+) {part}s? \((\d+) to (\d+) a "
-                      rf"{part}\)(?:; calls shared by every {part}: (\d+) of (\d+))?", output)
-        return tuple(None if x is None else int(x) for x in m.groups()) if m else None
+        m = re.search(re.escape(key) + r"\s*=\s*(\d+) on (\d+) (thread|rank)s? \((\d+) to (\d+) "
+                      r"a \3\)(?:; calls shared by every \3: (\d+) of (\d+))?", output)
+        if not m:
+            return None
+        total, parts, part, fewest, most, shared, calls = m.groups()
+        return tuple(None if x is None else int(x)
+                     for x in (total, parts, fewest, most, shared, calls)) + (part,)
 
     def check_slices(self, check):
         spec = check.spec
@@ -286,7 +290,7 @@ class Grading:
                               timeout=self.limit(ref.seconds))
         if r.timed_out:
             return self.timed_out(check, r)
-        samples = self.shared(r.output, "Samples computed", "rank")
+        samples = self.shared(r.output, "Samples computed")
         if row is None or samples is None:
             return check.failed(f"expected a run that ends with its summary, got exit {r.rc}: "
                                 f"{r.last_line()[:200]}")
@@ -429,31 +433,31 @@ class Grading:
         return (self.metric(row) if row else None), r
 
     def no_sharing(self, key, output, reference_output):
-        """Why the summary's KEY line shows no sharing among the threads, or None when every
-        thread had a part of the same total as the reference's, and every thread a share of
-        (nearly) every call that the reference shares (of every call, without a reference)."""
+        """Why the summary's KEY line shows no sharing among the threads (ranks), or None when
+        every one had a part of the same total as the reference's, and a share of (nearly) every
+        call that the reference shares (of every call, without a reference)."""
         got = self.shared(output, key)
         if got is None:
             return f"the run's summary has no '{key}' line"
-        total, threads, fewest, most, shared, calls = got
+        total, parts, fewest, most, shared, calls, part = got
         want = self.shared(reference_output or "", key)
         if total == 0:
             return (f"{key} = 0: the work did not go through the helpers the handout names, so "
-                    f"nothing shows how the threads shared it")
+                    f"nothing shows how the {part}s shared it")
         if want and total != want[0]:
             return (f"{key} = {total} where the reference computes {want[0]}: some of the work "
                     f"was done twice, or not through the handout's helpers")
         if fewest == 0:
-            return (f"one of the {threads} threads computed nothing ({key} = {total} on "
-                    f"{threads} threads, {fewest} to {most} a thread)")
+            return (f"one of the {parts} {part}s computed nothing ({key} = {total} on "
+                    f"{parts} {part}s, {fewest} to {most} a {part})")
         # Per call: a serial call that another thread runs each time sums like a shared one.
         possible = want[4] if want else calls
         if possible is not None and (shared or 0) < MIN_SHARED_CALLS * possible:
             return (f"{key}: only {shared or 0} of {calls or 0} calls were shared by every "
-                    f"thread" + (f" (the reference: {want[4]} of {want[5]})" if want else "") +
-                    ": in the others one thread did the whole call alone, whichever thread it "
-                    "was (`single`, `critical` or `masked` around the work, or a region "
-                    "skipped?)")
+                    f"{part}" + (f" (the reference: {want[4]} of {want[5]})" if want else "") +
+                    f": in the rest one {part} did the whole call alone, whichever {part} it "
+                    f"was" + (" (`single`, `critical` or `masked` around the work, or a region "
+                              "skipped?)" if part == "thread" else ""))
         return None
 
     def measure_performance(self):
@@ -516,9 +520,9 @@ class Grading:
         own = best["one"] / best["parallel"]
         state.update(status="measured", runs=runs, best=best, medians=med, speedup=own,
                      others_busy=others, what=perf["what"], unit=perf["unit"])
-        # Where the program says how its threads shared the work, a thread that did none is
-        # no parallelism, whatever the clock says.
-        for key in perf.get("threads_evidence", []):
+        # Where the program says how its threads (ranks) shared the work, one that did none,
+        # or calls done whole by one, are no parallelism, whatever the clock says.
+        for key in perf.get("evidence", []):
             why = self.no_sharing(key, outputs["parallel"], outputs.get("reference"))
             if why:
                 state["note"] = f"no parallelism: {why}, so no performance points"

@@ -8,11 +8,12 @@ labkit/tests/submissions/labN/NAME/FILE.K (the K-th region of FILE).
                               Catch2 check reads as plain text
   test_labkit.py lab N        the solution passes; a starter with tampered tests earns the
                               build's points only; a correct submission written otherwise gets
-                              full correctness (labs 1, 2: and its calls count as shared); one
+                              full correctness (labs 1-3: and its calls count as shared); one
                               without parallelism (or vectors) earns no performance points even
                               with --force-timing, nor does lab 2's C1 computed whole on every
                               thread, nor a call serial on one thread whichever it is (lab 2:
-                              single, critical, masked; lab 1: every other batch); lab 1's hang and
+                              single, critical, masked; lab 1: every other batch; lab 3: the
+                              whole batch on one rank, another each step); lab 1's hang and
                               lab 3's deadlock are reported within 5 minutes, leaving no
                               process; lab 3's whole batch on every rank loses points
   test_labkit.py platforms    the Gradescope bundle's run_autograder, PrairieLearn's results and
@@ -360,13 +361,14 @@ def one_lab(n):
                points(r, "correctness") == P["correctness"],
                f"the self-check in a starter: exit {p.returncode}, '{r['output'][:200]}'")
     # A correct submission written otherwise than the solution: full correctness; in labs 1
-    # and 2 its threads share every call, so only the clock may cost it performance points.
-    timing = ["--force-timing", "--reps", "1"] if n in (1, 2) else ["--no-timing"]
+    # to 3 its threads (ranks) share every call, so only the clock may cost it performance
+    # points.
+    timing = ["--force-timing", "--reps", "1"] if n in (1, 2, 3) else ["--no-timing"]
     rc, r, _ = grade(n, submission(n, "alt"), *timing)
     expect(rc == 0 and points(r, "correctness") == P["correctness"],
            f"lab {n}'s other correct solution: exit {rc}, correctness "
            f"{points(r, 'correctness')}")
-    if n in (1, 2):
+    if n in (1, 2, 3):
         perf = test(r, "performance")
         expect(r["extra_data"]["performance"].get("status") == "measured" and
                "no parallelism" not in perf["output"],
@@ -402,13 +404,13 @@ def one_lab(n):
                "done twice" in perf["output"],
                f"lab 2's C1 computed twice: correctness {points(r, 'correctness')}, "
                f"performance {perf['score']}: {perf['output'][:300]}")
-    # Serial in every call (or in every other call), whichever thread runs it: correct, and no
-    # performance points, for the program's per-call evidence, not for the clock.
-    for name in {1: ["alternate"], 2: ["single", "critical", "masked"]}.get(n, []):
+    # Serial in every call (or in every other call), whichever thread (rank) runs it: correct,
+    # and no performance points, for the program's per-call evidence, not for the clock.
+    for name in {1: ["alternate"], 2: ["single", "critical", "masked"], 3: ["turns"]}.get(n, []):
         rc, r, _ = grade(n, submission(n, name), "--force-timing", "--reps", "1")
         perf = test(r, "performance")
         expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
-               "calls were shared by every thread" in perf["output"],
+               "calls were shared by every " + ("rank" if n == 3 else "thread") in perf["output"],
                f"lab {n}'s {name} submission: correctness {points(r, 'correctness')}, "
                f"performance {perf['score']}: {perf['output'][:300]}")
     # Hangs: a report within 5 minutes, the hung check failed, nothing left running.
