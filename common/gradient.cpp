@@ -3,18 +3,6 @@
 #include <algorithm>
 
 namespace lenet {
-namespace {
-
-// Runs f() and adds its duration to *slot when timing is on.
-template <class F>
-void timed(LayerTimes* times, double LayerTimes::*slot, F&& f) {
-  if (!times) return f();
-  const double t0 = now_seconds();
-  f();
-  times->*slot += now_seconds() - t0;
-}
-
-}  // namespace
 
 float forward_sample(SampleKernels& k, const float* params, const uint8_t* pixels, int label,
                      LayerTimes* times) {
@@ -40,6 +28,17 @@ float train_sample(SampleKernels& k, const float* params, const uint8_t* pixels,
 double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data,
                       const int32_t* order, int n, int next, float* chunk_sum, float* sample_grad,
                       LayerTimes* times) {
+  // Kernels that train the whole chunk at once (side by side) do; the image after the chunk is
+  // fetched meanwhile.
+  const uint8_t* images[kChunk];
+  int labels[kChunk];
+  for (int s = 0; s < n; ++s) {
+    images[s] = data.image(order[s]);
+    labels[s] = data.label(order[s]);
+  }
+  if (next >= 0) data.prefetch(next);
+  if (const auto loss = k.train_chunk(params, images, labels, n, chunk_sum, times)) return *loss;
+  // The others: one sample at a time.
   std::fill(chunk_sum, chunk_sum + kParamCount, 0.0f);
   double loss = 0;
   for (int s = 0; s < n; ++s) {
