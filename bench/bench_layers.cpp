@@ -200,10 +200,11 @@ const std::vector<LanesLayer>& lanes_layers() {
       {"s1_forward", kS1Flop, [](lanes::Lanes& g, Sample& s) { s1_forward(s.params.data(), g); }},
       {"f_forward", kFForwardFlop,
        [](lanes::Lanes& g, Sample& s) { f_forward(s.params.data(), g); }},
-      {"f_backward", kFBackwardFlop,
+      // g2 only: dW3's multiplies are in the chunk's sum (common/lanes/sum.cpp).
+      {"f_backward", kFBackwardFlop / 2,
        [](lanes::Lanes& g, Sample& s) { f_backward(s.params.data(), g); }},
       {"s1_backward", kS1Flop, [](lanes::Lanes& g, Sample& s) { s1_backward(s.params.data(), g); }},
-      {"c1_backward", kC1Flop, [](lanes::Lanes& g, Sample& s) { c1_backward(g); }},
+      {"c1_backward", kC1Flop, [](lanes::Lanes& g, Sample&) { c1_backward(g); }},
   };
   return all;
 }

@@ -8,6 +8,7 @@
 
 namespace lenet {
 
+// ref first, the one to learn from; the last is --kernels' default (options.cpp).
 std::vector<std::string> available_kernels() {
   return {"ref", "lanes", "simd"};
 }

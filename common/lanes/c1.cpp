@@ -97,9 +97,9 @@ void c1_backward(Lanes& g) {
   for (int m = 0; m < kC1Maps; ++m) {
     for (int u = 0; u < kC1Kernel; ++u) {
       for (int v = 0; v < kC1Kernel; ++v)
-        g.dW1[(m * kC1Kernel + u) * kC1Kernel + v] = sum_w[m][u][v];
+        g.grad[kW1 + (m * kC1Kernel + u) * kC1Kernel + v] = sum_w[m][u][v];
     }
-    g.db1[m] = sum_b[m];
+    g.grad[kB1 + m] = sum_b[m];
   }
 }
 

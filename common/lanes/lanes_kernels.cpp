@@ -60,18 +60,15 @@ void LanesKernels::f_backward(const float* params, float* grad) {
 void LanesKernels::s1_backward(const float* params, float* grad) {
   const lanes::Lanes& g = groups_[0];
   lanes::s1_backward(params, groups_[0]);
-  for (int k = 0; k < kW2Size; ++k)
-    grad[kW2 + k] = g.dW2[k][0];
-  grad[kB2] = g.db2[0];
+  for (int k = kW2; k < kW3; ++k)  // dW2, db2
+    grad[k] = g.grad[k][0];
 }
 
 void LanesKernels::c1_backward(const float* /*params*/, float* grad) {
   const lanes::Lanes& g = groups_[0];
   lanes::c1_backward(groups_[0]);
-  for (int k = 0; k < kW1Size; ++k)
-    grad[kW1 + k] = g.dW1[k][0];
-  for (int m = 0; m < kB1Size; ++m)
-    grad[kB1 + m] = g.db1[m][0];
+  for (int k = kW1; k < kW2; ++k)  // dW1, db1
+    grad[k] = g.grad[k][0];
 }
 
 void LanesKernels::activations(Activations& out) const {

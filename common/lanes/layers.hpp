@@ -19,17 +19,19 @@ using simd::vint;
 
 // kLanes samples side by side: the spec's activations, element by element ([m][i][j]
 // row-major, as in Activations), each element one vector of kLanes samples.
+// a2 and d3 are padded to whole blocks of kLanes elements for sum.cpp's transposes (the pads
+// stay zero).
 struct Lanes {
   vfloat x[kImageSize];
   vfloat z1[kC1Size], a1[kC1Size];
-  vfloat z2[kS1Size], a2[kS1Size];
+  vfloat z2[kS1Size], a2[simd::padded(kS1Size)];
   vfloat z3[kClasses], p[kClasses];
   float loss[kLanes];
   int label[kLanes];
-  // Backward: the deltas, and each sample's gradient of the tensors that are not summed
-  // straight into the chunk's sum (lanes_kernels.cpp does dW3 and db3 from a2 and d3).
-  vfloat d3[kClasses], d2[kS1Size], d1[kC1Size];
-  vfloat dW1[kW1Size], db1[kB1Size], dW2[kW2Size], db2;
+  // Backward: the deltas, and each sample's dW1, db1, dW2 and db2 at their parameter offsets
+  // (0 to kW3 - 1). dW3 = d3 a2^T and db3 = d3 are formed only in the chunk's sum (sum.cpp).
+  vfloat d3[simd::padded(kClasses)], d2[kS1Size], d1[kC1Size];
+  vfloat grad[simd::padded(kW3)];
 };
 
 // x = pixel / 255 of images[l] into lane l (input.cpp).

@@ -64,8 +64,8 @@ void s1_backward(const float* params, Lanes& g) {
     }
   }
   for (int k = 0; k < kW2Size; ++k)
-    g.dW2[k] = dW2[k];
-  g.db2 = db2;
+    g.grad[kW2 + k] = dW2[k];
+  g.grad[kB2] = db2;
 }
 
 }  // namespace lenet::lanes
