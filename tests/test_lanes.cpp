@@ -5,9 +5,13 @@
 // for bit, for chunks of every size from 1 to kChunk: the lanes past the chunk's end compute a
 // blank image that no sum may take in. (Bit-identity across threads and ranks: the backends'
 // tests, which run every kernels.)
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <cstring>
 
+#include "../backend_serial/serial_backend.hpp"
+#include "../common/checkpoint.hpp"
 #include "../common/gradient.hpp"
 #include "../common/rng.hpp"
 #include "backend_checks.hpp"
@@ -116,4 +120,25 @@ TEST_CASE("lanes: a chunk of every size from 1 to 16 is its samples run one at a
       CHECK(params_close("chunk sum", got, ref_sum, looser * kChunkRtol));
     }
   }
+}
+
+TEST_CASE("lanes: training resumed from a checkpoint goes on with the same bits", "[lanes]") {
+  // Nothing of one chunk may linger into the next (the lanes past a short chunk's end, the
+  // buffers' pads): a fresh kernels object from a saved epoch must continue bit for bit.
+  const Dataset& data = vector_train();
+  constexpr int kBatch = 7;  // every step ends in a short chunk
+  SerialBackend straight("lanes");
+  const auto want = train_params(straight, data, kBatch, 0.5f, 2);
+
+  SerialBackend first("lanes");
+  const std::string path = "lanes_resume_test.ck";
+  save_checkpoint(path, train_params(first, data, kBatch, 0.5f, 1));
+  SerialBackend resumed("lanes");
+  resumed.bind_data(data, vector_test());
+  resumed.set_params(load_checkpoint(path));
+  std::remove(path.c_str());
+  resumed.begin_epoch(epoch_order(1, 1, data.count, true));
+  for (int first_sample = 0; first_sample < data.count; first_sample += kBatch)
+    resumed.train_batch(first_sample, std::min(kBatch, data.count - first_sample), 0.5f);
+  CHECK(same_bits(want.data(), resumed.get_params().data(), kParamCount));
 }
