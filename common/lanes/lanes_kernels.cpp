@@ -93,32 +93,39 @@ std::optional<double> LanesKernels::train_chunk(const float* params, const uint8
                                                 const int* labels, int n, float* chunk_sum,
                                                 LayerTimes* times) {
   const int groups = (n + lanes::kLanes - 1) / lanes::kLanes;
-  const auto each = [&](auto&& layer) {
-    for (int q = 0; q < groups; ++q)
-      layer(groups_[q]);
-  };
+  lanes::Lanes* g = groups_.get();
   timed(times, &LayerTimes::c1_forward, [&] {
-    each([&](lanes::Lanes& g) {
-      const int first = static_cast<int>(&g - groups_.get()) * lanes::kLanes;
+    for (int q = 0; q < groups; ++q) {
       const uint8_t* lane_images[lanes::kLanes];
       for (int l = 0; l < lanes::kLanes; ++l) {
-        const int s = first + l;
+        const int s = q * lanes::kLanes + l;
         lane_images[l] = s < n ? images[s] : kBlank;
-        g.label[l] = s < n ? labels[s] : 0;
+        g[q].label[l] = s < n ? labels[s] : 0;
       }
-      lanes::load_input(lane_images, g);
-      lanes::c1_forward(params, g);
-    });
+      lanes::load_input(lane_images, g[q]);
+      lanes::c1_forward(params, g[q]);
+    }
   });
-  timed(times, &LayerTimes::s1_forward,
-        [&] { each([&](auto& g) { lanes::s1_forward(params, g); }); });
-  timed(times, &LayerTimes::f_forward,
-        [&] { each([&](auto& g) { lanes::f_forward(params, g); }); });
-  timed(times, &LayerTimes::f_backward,
-        [&] { each([&](auto& g) { lanes::f_backward(params, g); }); });
-  timed(times, &LayerTimes::s1_backward,
-        [&] { each([&](auto& g) { lanes::s1_backward(params, g); }); });
-  timed(times, &LayerTimes::c1_backward, [&] { each([&](auto& g) { lanes::c1_backward(g); }); });
+  timed(times, &LayerTimes::s1_forward, [&] {
+    for (int q = 0; q < groups; ++q)
+      lanes::s1_forward(params, g[q]);
+  });
+  timed(times, &LayerTimes::f_forward, [&] {
+    for (int q = 0; q < groups; ++q)
+      lanes::f_forward(params, g[q]);
+  });
+  timed(times, &LayerTimes::f_backward, [&] {
+    for (int q = 0; q < groups; ++q)
+      lanes::f_backward(params, g[q]);
+  });
+  timed(times, &LayerTimes::s1_backward, [&] {
+    for (int q = 0; q < groups; ++q)
+      lanes::s1_backward(params, g[q]);
+  });
+  timed(times, &LayerTimes::c1_backward, [&] {
+    for (int q = 0; q < groups; ++q)
+      lanes::c1_backward(g[q]);
+  });
   double loss = 0;
   for (int s = 0; s < n; ++s)
     loss += groups_[s / lanes::kLanes].loss[s % lanes::kLanes];
