@@ -51,6 +51,21 @@ double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data
   return loss;
 }
 
+void forward_chunk(SampleKernels& k, const float* params, const Dataset& data, int first, int n,
+                   float* losses, int* predicted) {
+  const uint8_t* images[kChunk];
+  int labels[kChunk];
+  for (int s = 0; s < n; ++s) {
+    images[s] = data.image(first + s);
+    labels[s] = data.label(first + s);
+  }
+  if (k.forward_chunk(params, images, labels, n, losses, predicted)) return;
+  for (int s = 0; s < n; ++s) {
+    losses[s] = forward_sample(k, params, images[s], labels[s], nullptr);
+    predicted[s] = k.predicted();
+  }
+}
+
 void accumulate(float* acc, const float* g) {
   for (int i = 0; i < kParamCount; ++i)
     acc[i] += g[i];

@@ -36,6 +36,12 @@ double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data
                       const int32_t* order, int n, int next, float* chunk_sum, float* sample_grad,
                       LayerTimes* times);
 
+// Forward only, for the evaluation: the loss and the predicted class of images first, ...,
+// first + n - 1 of data (n <= kChunk) into losses[0..n) and predicted[0..n), a chunk at once
+// where the kernels can (SampleKernels::forward_chunk), else one at a time.
+void forward_chunk(SampleKernels& k, const float* params, const Dataset& data, int first, int n,
+                   float* losses, int* predicted);
+
 // order[position], or -1 past the end: chunk_gradient's `next` near the end of an epoch.
 inline int image_at(const std::vector<int32_t>& order, int position) {
   return position < static_cast<int>(order.size()) ? order[position] : -1;

@@ -56,6 +56,15 @@ class SampleKernels {
                                             LayerTimes* /*times*/) {
     return std::nullopt;
   }
+  // Optional, likewise, for the test-set evaluation: the forward pass of images[s] with
+  // labels[s], s < n (n <= kChunk), each one's loss into losses[s] and its predicted class into
+  // predicted[s]. The default returns false, and forward_chunk (gradient.hpp) runs the samples
+  // one at a time.
+  virtual bool forward_chunk(const float* /*params*/, const uint8_t* const* /*images*/,
+                             const int* /*labels*/, int /*n*/, float* /*losses*/,
+                             int* /*predicted*/) {
+    return false;
+  }
 };
 
 // The kernels built into this binary, and a factory for one of them ("ref", ...).

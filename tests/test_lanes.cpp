@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstring>
+#include <set>
 
 #include "../backend_serial/serial_backend.hpp"
 #include "../common/checkpoint.hpp"
@@ -39,8 +40,9 @@ bool same_bits(const T* a, const T* b, int n) {
   return std::memcmp(a, b, sizeof(T) * n) == 0;
 }
 
-// The seed-1 initial parameters, and the same scaled by 4: larger sums, saturated sigmoids,
-// more cancellation (the tolerance against ref, 10 times looser).
+// The seed-1 initial parameters; the same scaled by 4: larger sums, saturated sigmoids, more
+// cancellation (the tolerance against ref, 10 times looser); and those after 10 epochs, whose
+// small gradients cancel as much.
 struct ParameterSet {
   std::vector<float> params;
   double rtol;
@@ -49,7 +51,8 @@ std::vector<ParameterSet> parameter_sets() {
   std::vector<float> big = init_params(1);
   for (float& w : big)
     w *= 4.0f;
-  return {{init_params(1), 1}, {big, 10}};
+  SerialBackend serial("ref");  // trained until the samples' predicted classes differ
+  return {{init_params(1), 1}, {big, 10}, {train_params(serial, vector_train(), 8, 0.3f, 10), 10}};
 }
 
 }  // namespace
@@ -91,6 +94,7 @@ TEST_CASE("lanes: a chunk of every size from 1 to 16 is its samples run one at a
   const Dataset& data = vector_train();
   auto lanes = make_kernels("lanes"), ref = make_kernels("ref");
   std::vector<float> want(kParamCount), got(kParamCount), grad(kParamCount), ref_sum(kParamCount);
+  std::set<int> classes;  // predicted, so that the check of the predicted classes can fail
   for (const auto& [params, looser] : parameter_sets()) {
     for (int n = 1; n <= kChunk; ++n) {
       // Another run of images for each size, so that the lanes past the end hold an earlier
@@ -114,12 +118,25 @@ TEST_CASE("lanes: a chunk of every size from 1 to 16 is its samples run one at a
         INFO("d" << t.name);
         CHECK(same_bits(want.data() + t.offset, got.data() + t.offset, t.size));
       }
+      // The evaluation's forward pass of the same chunk, one sample at a time and at once.
+      float losses[kChunk];
+      int predicted[kChunk];
+      const int first = 5 * n;  // consecutive images, as the evaluation takes them
+      forward_chunk(*lanes, params.data(), data, first, n, losses, predicted);
+      for (int s = 0; s < n; ++s) {
+        const float one = forward_sample(*lanes, params.data(), data.image(first + s),
+                                         data.label(first + s), nullptr);
+        CHECK(same_bits(&one, &losses[s], 1));
+        CHECK(lanes->predicted() == predicted[s]);
+        classes.insert(predicted[s]);
+      }
       // And ref's chunk sum within float32 rounding.
       chunk_gradient(*ref, params.data(), data, order.data(), n, -1, ref_sum.data(), grad.data(),
                      nullptr);
       CHECK(params_close("chunk sum", got, ref_sum, looser * kChunkRtol));
     }
   }
+  CHECK(classes.size() > 1);
 }
 
 TEST_CASE("lanes: training resumed from a checkpoint goes on with the same bits", "[lanes]") {

@@ -87,24 +87,31 @@ void LanesKernels::activations(Activations& out) const {
   out.loss = g.loss[0];
 }
 
+int LanesKernels::load_chunk(const uint8_t* const* images, const int* labels, int n) {
+  const int groups = (n + lanes::kLanes - 1) / lanes::kLanes;
+  for (int q = 0; q < groups; ++q) {
+    const uint8_t* lane_images[lanes::kLanes];
+    for (int l = 0; l < lanes::kLanes; ++l) {
+      const int s = q * lanes::kLanes + l;
+      lane_images[l] = s < n ? images[s] : kBlank;
+      groups_[q].label[l] = s < n ? labels[s] : 0;
+    }
+    lanes::load_input(lane_images, groups_[q]);
+  }
+  return groups;
+}
+
 // The whole chunk: sample s in lane s % kLanes of group s / kLanes, each layer over the groups
 // that hold samples; the lanes past n compute a blank image and are left out of every sum.
 std::optional<double> LanesKernels::train_chunk(const float* params, const uint8_t* const* images,
                                                 const int* labels, int n, float* chunk_sum,
                                                 LayerTimes* times) {
-  const int groups = (n + lanes::kLanes - 1) / lanes::kLanes;
   lanes::Lanes* g = groups_.get();
+  int groups = 0;
   timed(times, &LayerTimes::c1_forward, [&] {
-    for (int q = 0; q < groups; ++q) {
-      const uint8_t* lane_images[lanes::kLanes];
-      for (int l = 0; l < lanes::kLanes; ++l) {
-        const int s = q * lanes::kLanes + l;
-        lane_images[l] = s < n ? images[s] : kBlank;
-        g[q].label[l] = s < n ? labels[s] : 0;
-      }
-      lanes::load_input(lane_images, g[q]);
+    groups = load_chunk(images, labels, n);
+    for (int q = 0; q < groups; ++q)
       lanes::c1_forward(params, g[q]);
-    }
   });
   timed(times, &LayerTimes::s1_forward, [&] {
     for (int q = 0; q < groups; ++q)
@@ -131,6 +138,26 @@ std::optional<double> LanesKernels::train_chunk(const float* params, const uint8
     loss += groups_[s / lanes::kLanes].loss[s % lanes::kLanes];
   timed(times, &LayerTimes::reduce, [&] { sum_gradients(n, chunk_sum); });
   return loss;
+}
+
+bool LanesKernels::forward_chunk(const float* params, const uint8_t* const* images,
+                                 const int* labels, int n, float* losses, int* predicted) {
+  const int groups = load_chunk(images, labels, n);
+  for (int q = 0; q < groups; ++q) {
+    lanes::c1_forward(params, groups_[q]);
+    lanes::s1_forward(params, groups_[q]);
+    lanes::f_forward(params, groups_[q]);
+  }
+  for (int s = 0; s < n; ++s) {
+    const lanes::Lanes& g = groups_[s / lanes::kLanes];
+    const int l = s % lanes::kLanes;
+    float z3[kClasses];
+    for (int k = 0; k < kClasses; ++k)
+      z3[k] = g.z3[k][l];
+    losses[s] = g.loss[l];
+    predicted[s] = ref::f_predicted(z3);
+  }
+  return true;
 }
 
 }  // namespace lenet

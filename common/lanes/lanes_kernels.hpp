@@ -5,7 +5,7 @@
 // train_chunk runs a whole chunk (kChunk samples, kChunk / kLanes vectors of them) and sums its
 // gradient in docs/network.md's order; the one-sample functions of SampleKernels run a chunk of
 // one sample (lane 0; the other lanes compute a blank image, and nothing of them is kept), for
-// the evaluation and the tests. docs/performance.md says what bounds it.
+// the tests; forward_chunk runs the evaluation's chunks. docs/performance.md says what bounds it.
 #pragma once
 
 #include <memory>
@@ -32,6 +32,8 @@ class LanesKernels final : public SampleKernels {
   std::optional<double> train_chunk(const float* params, const uint8_t* const* images,
                                     const int* labels, int n, float* chunk_sum,
                                     LayerTimes* times) override;
+  bool forward_chunk(const float* params, const uint8_t* const* images, const int* labels, int n,
+                     float* losses, int* predicted) override;
 
  private:
   static constexpr int kGroups = kChunk / lanes::kLanes;
@@ -39,6 +41,9 @@ class LanesKernels final : public SampleKernels {
 
   // Sample s of the chunk is lane s % kLanes of groups_[s / kLanes].
   std::unique_ptr<lanes::Lanes[]> groups_;
+  // Images and labels of samples s < n into their lanes, a blank image past n; returns the
+  // number of groups that hold samples.
+  int load_chunk(const uint8_t* const* images, const int* labels, int n);
   // The chunk's gradient sum, sample by sample (chunk.cpp).
   void sum_gradients(int n, float* chunk_sum) const;
 };
