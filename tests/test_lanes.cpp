@@ -1,10 +1,10 @@
 // The lanes kernels against ref: each lane does ref's operations in ref's order
-// (common/lanes/layers.hpp), so the activations have ref's bits up to F, whose logits ref's
-// compiled loop rounds its own way (common/lanes/f.cpp): from there on, ref's within float32
-// rounding. And a whole chunk side by side against the same kernels one sample at a time, bit
-// for bit, for chunks of every size from 1 to kChunk: the lanes past the chunk's end compute a
-// blank image that no sum may take in. (Bit-identity across threads and ranks: the backends'
-// tests, which run every kernels.)
+// (common/lanes/layers.hpp), but the compiler decides which of ref's multiply-adds it fuses
+// (common/lanes/f.cpp), so the two agree within float32 rounding (bit for bit through S1 in the
+// -O3 release build with g++ 12, not with the asan preset's -O2). And a whole chunk side by side
+// against the same kernels one sample at a time, bit for bit, for chunks of every size from 1 to
+// kChunk: the lanes past the chunk's end compute a blank image that no sum may take in.
+// (Bit-identity across threads and ranks: the backends' tests, which run every kernels.)
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -57,8 +57,7 @@ std::vector<ParameterSet> parameter_sets() {
 
 }  // namespace
 
-TEST_CASE("lanes: one sample: ref's bits through S1, then ref's within float32 rounding",
-          "[lanes]") {
+TEST_CASE("lanes: one sample: ref's activations and gradient within float32 rounding", "[lanes]") {
   const Dataset& data = vector_train();
   auto ref = make_kernels("ref"), lanes = make_kernels("lanes");
   for (const auto& [params, looser] : parameter_sets()) {
@@ -73,12 +72,13 @@ TEST_CASE("lanes: one sample: ref's bits through S1, then ref's within float32 r
       Activations a, b;
       ref->activations(a);
       lanes->activations(b);
-      CHECK(same_bits(a.x, b.x, kImageSize));
-      CHECK(same_bits(a.z1, b.z1, kC1Size));
-      CHECK(same_bits(a.a1, b.a1, kC1Size));
-      CHECK(same_bits(a.z2, b.z2, kS1Size));
-      CHECK(same_bits(a.a2, b.a2, kS1Size));
-      // F's logits: GCC fuses only some of ref's multiply-adds (common/lanes/f.cpp).
+      CHECK(same_bits(a.x, b.x, kImageSize));  // the spec's IEEE division
+      // The same operations in the same order, but whether ref's compiled loops fuse each
+      // multiply-add is the compiler's choice (docs/performance.md): within float32 rounding.
+      CHECK(close_enough("z1", vec(b.z1), vec(a.z1), rtol));
+      CHECK(close_enough("a1", vec(b.a1), vec(a.a1), rtol));
+      CHECK(close_enough("z2", vec(b.z2), vec(a.z2), rtol));
+      CHECK(close_enough("a2", vec(b.a2), vec(a.a2), rtol));
       CHECK(close_enough("z3", vec(b.z3), vec(a.z3), rtol));
       CHECK(close_enough("p", vec(b.p), vec(a.p), rtol));
       CHECK(close_enough("loss", {ll}, {lr}, rtol));
