@@ -37,10 +37,10 @@ double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data
     labels[s] = data.label(order[s]);
   }
   if (next >= 0) data.prefetch(next);
-  if (const auto loss = k.train_chunk(params, images, labels, n, chunk_sum, times)) return *loss;
+  double loss = 0;
+  if (k.train_chunk(params, images, labels, n, chunk_sum, loss, times)) return loss;
   // The others: one sample at a time.
   std::fill(chunk_sum, chunk_sum + kParamCount, 0.0f);
-  double loss = 0;
   for (int s = 0; s < n; ++s) {
     const int i = order[s];
     const int after = s + 1 < n ? order[s + 1] : next;

@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,14 +46,14 @@ class SampleKernels {
   // Optional: a whole chunk at once, for kernels that compute samples side by side (`lanes`,
   // one sample per vector lane). Trains images[s] with labels[s] for s < n (n <= kChunk),
   // writes the sum of their gradients ((0 + g_0) + g_1) + ... (docs/network.md's order) into
-  // chunk_sum, adds each layer's time to `times` where it is not null, and returns the sum of
-  // their losses in sample order. The default returns nothing: the kernels train one sample at
-  // a time, and chunk_gradient (gradient.hpp) runs the samples through the functions above.
-  virtual std::optional<double> train_chunk(const float* /*params*/,
-                                            const uint8_t* const* /*images*/, const int* /*labels*/,
-                                            int /*n*/, float* /*chunk_sum*/,
-                                            LayerTimes* /*times*/) {
-    return std::nullopt;
+  // chunk_sum and the sum of their losses, in sample order, into loss, adds each layer's time
+  // to `times` where it is not null, and returns true. The default returns false: the kernels
+  // train one sample at a time, and chunk_gradient (gradient.hpp) runs the samples through the
+  // functions above.
+  virtual bool train_chunk(const float* /*params*/, const uint8_t* const* /*images*/,
+                           const int* /*labels*/, int /*n*/, float* /*chunk_sum*/, double& /*loss*/,
+                           LayerTimes* /*times*/) {
+    return false;
   }
   // Optional, likewise, for the test-set evaluation: the forward pass of images[s] with
   // labels[s], s < n (n <= kChunk), each one's loss into losses[s] and its predicted class into

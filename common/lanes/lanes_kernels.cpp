@@ -103,9 +103,8 @@ int LanesKernels::load_chunk(const uint8_t* const* images, const int* labels, in
 
 // The whole chunk: sample s in lane s % kLanes of group s / kLanes, each layer over the groups
 // that hold samples; the lanes past n compute a blank image and are left out of every sum.
-std::optional<double> LanesKernels::train_chunk(const float* params, const uint8_t* const* images,
-                                                const int* labels, int n, float* chunk_sum,
-                                                LayerTimes* times) {
+bool LanesKernels::train_chunk(const float* params, const uint8_t* const* images, const int* labels,
+                               int n, float* chunk_sum, double& loss, LayerTimes* times) {
   lanes::Lanes* g = groups_.get();
   int groups = 0;
   timed(times, &LayerTimes::c1_forward, [&] {
@@ -133,11 +132,11 @@ std::optional<double> LanesKernels::train_chunk(const float* params, const uint8
     for (int q = 0; q < groups; ++q)
       lanes::c1_backward(g[q]);
   });
-  double loss = 0;
+  loss = 0;
   for (int s = 0; s < n; ++s)
     loss += groups_[s / lanes::kLanes].loss[s % lanes::kLanes];
   timed(times, &LayerTimes::reduce, [&] { sum_gradients(n, chunk_sum); });
-  return loss;
+  return true;
 }
 
 bool LanesKernels::forward_chunk(const float* params, const uint8_t* const* images,

@@ -29,9 +29,8 @@ class LanesKernels final : public SampleKernels {
   void c1_backward(const float* params, float* grad) override;
   void activations(Activations& out) const override;
 
-  std::optional<double> train_chunk(const float* params, const uint8_t* const* images,
-                                    const int* labels, int n, float* chunk_sum,
-                                    LayerTimes* times) override;
+  bool train_chunk(const float* params, const uint8_t* const* images, const int* labels, int n,
+                   float* chunk_sum, double& loss, LayerTimes* times) override;
   bool forward_chunk(const float* params, const uint8_t* const* images, const int* labels, int n,
                      float* losses, int* predicted) override;
 
