@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# The project on the newest Debian (13, trixie) and on ARM64, in a Debian 13 root made with
+# debootstrap from Debian's registry (docs/portability.md). One leg a run:
+#   native  builds with the root's GCC 14, CMake 3.31, Catch2 3 and Open MPI 5 (CUDA and peers
+#           off) and runs the serial, OpenMP and MPI tests, two of the lab kit's and the reports'
+#           CSV reader there;
+#   arm64   cross-builds the CPU programs and their tests with cmake/toolchains/
+#           aarch64-linux-gnu.cmake (MPI off) and runs them through CTest under the root's
+#           qemu-aarch64 (QEMU 10): the PyTorch vectors, serial, checkpoints, reliability, OpenMP.
+# The root is made once and kept in $LENET_ROOT_CACHE (default /var/cache/lenet-parallel), used
+# only when complete (its stamp is written last); each run works in an overlay over it that is
+# thrown away, so the root stays as made. Every mount is made in a private mount namespace and
+# every process runs in a private PID namespace, so that nothing stays mounted or running
+# however the test ends. Prints each stage and its time.
+#
+# Usage: debian13.sh native|arm64 SOURCE_DIR
+#   LENET_PORTABILITY=1  required: without it the test says SKIPPED (it downloads about 400 MB
+#                        and takes minutes; .ci/run sets it)
+#   LENET_ROOT_CACHE     where the root is kept; `rm -rf` it to free its 1.5 GB
+# SKIPPED (77): not asked for, not root, no debootstrap or unshare, too little space, or Debian's
+# registry unreachable while the root must be made.
+set -euo pipefail
+
+suite=trixie
+mirror=${LENET_DEBIAN_MIRROR:-${LENET_DEBIAN_MIRROR}}
+cache=${LENET_ROOT_CACHE:-/var/cache/lenet-parallel}
+# The root's packages: what the build and the tests use, nothing more (docs/portability.md).
+# Debian 13's Catch2 is libcatch2-dev (catch2 is a transitional name). Its amd64 and arm64
+# packages cannot be installed together: the root keeps the arm64 one's .deb in
+# /var/cache/lenet, and the arm64 leg swaps it in, in its overlay.
+native_packages="g++ make cmake libcatch2-dev libcli11-dev zlib1g-dev libopenmpi-dev openmpi-bin
+  python3 procps strace"
+arm64_packages="crossbuild-essential-arm64 qemu-user zlib1g-dev:arm64"
+arm64_swapped=libcatch2-dev:arm64
+# Limits, seconds: each stage, and the whole leg (below CTest's TIMEOUT in tests/portability.cmake).
+stage_limit=900
+
+skip() { echo "SKIPPED: $*"; exit 77; }
+fail() { echo "FAILED: $*"; exit 1; }
+# stage [--quiet] NAME COMMAND...: runs it under `timeout` and says how long it took; fails the
+# test if it fails. --quiet keeps the output in a log and shows its end only on failure.
+stage() {
+  local quiet=0 name t0=$SECONDS status=0 log
+  [[ $1 == --quiet ]] && { quiet=1; shift; }
+  name=$1
+  shift
+  echo "== $name"
+  if [[ $quiet -eq 1 ]]; then
+    log=$(mktemp)
+    timeout -k 10 "$stage_limit" "$@" >"$log" 2>&1 || status=$?
+    [[ $status -eq 0 ]] || tail -n 40 "$log"
+    rm -f "$log"
+  else
+    timeout -k 10 "$stage_limit" "$@" || status=$?
+  fi
+  echo "== $name: $((SECONDS - t0)) s"
+  [[ $status -ne 124 ]] || fail "$name: still running after $stage_limit s"
+  [[ $status -eq 0 ]] || fail "$name (exit $status)"
+}
+
+# ---- Inside the namespaces (the script calls itself): mount the root and run a leg there ----
+# inside prepare ROOT: make a root's packages (debootstrap has made its base)
+# inside run LEG ROOT WORK SOURCE: mount an overlay of ROOT in WORK, run the leg in it
+in_root() {
+  chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+    DEBIAN_FRONTEND=noninteractive "${@:2}"
+}
+mount_system() {  # proc, sys and dev of a root; shared memory of its own (Open MPI's)
+  mount -t proc proc "$1/proc"
+  mount -t sysfs -o ro sysfs "$1/sys"
+  mount --rbind /dev "$1/dev"
+  mount -t tmpfs -o size=1g tmpfs "$1/dev/shm"
+}
+if [[ ${1:-} == --inside ]]; then
+  what=$2
+  if [[ $what == prepare ]]; then
+    root=$3
+    mount_system "$root"
+    cp /etc/resolv.conf "$root/etc/resolv.conf"
+    # No service may start while packages install (policy-rc.d's 101: "action forbidden").
+    printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+    chmod 755 "$root/usr/sbin/policy-rc.d"
+    in_root "$root" dpkg --add-architecture arm64
+    in_root "$root" apt-get update -qq
+    # shellcheck disable=SC2086 # the lists are words
+    in_root "$root" apt-get install -y -qq --no-install-recommends $native_packages \
+      $arm64_packages >/dev/null
+    mkdir -p "$root/var/cache/lenet"
+    in_root "$root" sh -c "cd /var/cache/lenet && apt-get download -qq -o APT::Sandbox::User=root \
+      $arm64_swapped"
+    in_root "$root" apt-get clean
+    exit 0
+  fi
+  leg=$3 root=$4 work=$5 src=$6
+  m=$work/merged
+  mkdir -p "$work/upper" "$work/ovl" "$m"
+  mount -t overlay overlay -o "lowerdir=$root,upperdir=$work/upper,workdir=$work/ovl" "$m"
+  mount_system "$m"
+  mkdir -p "$m/src"
+  mount --bind "$src" "$m/src"
+  mount -o remount,bind,ro "$m/src"  # the build must not write into the sources
+  # data/fashion links to Debian's dataset-fashion-mnist, where the machine has it.
+  if [[ -d /usr/share/datasets ]]; then
+    mkdir -p "$m/usr/share/datasets"
+    mount --bind -o ro /usr/share/datasets "$m/usr/share/datasets"
+  fi
+  run() { in_root "$m" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$@"; }
+  off=(-DLENET_CUDA=OFF -DLENET_TINYDNN=OFF -DLENET_DLIB=OFF)
+  if [[ $leg == native ]]; then
+    run sh -c 'echo "in the root: $(. /etc/os-release; echo "$PRETTY_NAME"), $(g++ --version | head -n 1),
+  $(cmake --version | head -n 1), Open MPI $(ompi_info --version 2>/dev/null | sed -n "s/^Open MPI v//p"),
+  Catch2 $(dpkg-query -W -f="\${Version}" catch2), $(python3 --version)"'
+    stage "configure (native)" run cmake -S /src -B /build "${off[@]}"
+    stage --quiet "build (native)" run cmake --build /build -j 2
+    stage "tests: serial, openmp, mpi" run ctest --test-dir /build --output-on-failure -j 2 \
+      --no-tests=error -L '^(serial|openmp|mpi)'
+    # Of the lab kit, the kit's own checks and lab 4's grading (all seven gradings take 8
+    # minutes); of the reports, the run CSV's readers.
+    stage "tests: lab kit (kit, lab 4), reports' CSV reader" run ctest --test-dir /build \
+      --output-on-failure --no-tests=error \
+      -R '^(labkit: manifests|labkit: lab 4 |scripts: every CSV reader)'
+  else
+    run sh -c 'echo "in the root: $(aarch64-linux-gnu-g++ --version | head -n 1), $(qemu-aarch64 --version | head -n 1)"'
+    run sh -c 'dpkg --purge libcatch2-dev >/dev/null && dpkg -i /var/cache/lenet/*.deb >/dev/null' ||
+      fail "could not swap in the arm64 Catch2"
+    stage "configure (arm64)" run cmake -S /src -B /build-arm64 "${off[@]}" -DLENET_MPI=OFF \
+      --toolchain /src/cmake/toolchains/aarch64-linux-gnu.cmake
+    stage --quiet "build (arm64)" run cmake --build /build-arm64 -j 2 --target lenet-serial \
+      lenet-openmp lenet_tests lenet_openmp_tests
+    # An ARM64 program, its simd kernels on NEON's 4-float vectors (common/simd/vec.hpp).
+    exe=/build-arm64/backend_serial/lenet-serial
+    run readelf -h "$exe" | grep -q 'Machine: *AArch64' || fail "$exe is not an AArch64 program"
+    fmla=$(run aarch64-linux-gnu-objdump -d --no-show-raw-insn "$exe" | grep -c 'fmla.*v[0-9]*\.4s' || true)
+    echo "lenet-serial: AArch64, $fmla NEON multiply-adds on 4 floats (fmla ...4s)"
+    ((fmla > 0)) || fail "lenet-serial has no NEON vector multiply-add: the simd kernels are scalar"
+    stage "tests under qemu-aarch64: serial, openmp" run ctest --test-dir /build-arm64 \
+      --output-on-failure --no-tests=error -j 2 -L '^(serial|openmp)' -E '^(accuracy|scripts):'
+  fi
+  exit 0
+fi
+
+# ---- Outside: can it run, the root (made once), then the leg in the namespaces ----------------
+[[ $# -eq 2 && $1 =~ ^(native|arm64)$ ]] || { echo "usage: debian13.sh native|arm64 SOURCE_DIR" >&2; exit 2; }
+leg=$1
+src=$(realpath "$2")
+[[ -f $src/CMakeLists.txt ]] || { echo "debian13.sh: error: SOURCE_DIR $2 holds no CMakeLists.txt" >&2; exit 2; }
+[[ ${LENET_PORTABILITY:-} == 1 ]] ||
+  skip "set LENET_PORTABILITY=1 to build in a Debian 13 root (downloads about 400 MB, minutes)"
+[[ $(id -u) -eq 0 ]] || skip "debootstrap, chroot and mounts need root"
+for tool in debootstrap unshare chroot; do
+  command -v "$tool" >/dev/null || skip "no $tool (Debian: apt-get install $tool)"
+done
+mkdir -p "$cache"
+# The root (1.5 GB) and a leg's build (0.5 GB), with room to spare.
+free_kb=$(df -Pk "$cache" | awk 'NR == 2 { print $4 }')
+((free_kb > 4 * 1024 * 1024)) || skip "under 4 GB free in $cache ($((free_kb / 1024)) MB)"
+
+# A root is named after what it holds, so that a changed list of packages makes a new one.
+key=$(printf '%s\n' "$suite" "$native_packages" "$arm64_packages" "$arm64_swapped" | sha256sum | cut -c1-12)
+root=$cache/debian13-$key
+stamp=$root/.lenet-complete
+exec 9>"$cache/lock"  # one run makes the root; others wait for it
+timeout 1800 flock 9 || fail "waited 30 minutes for another run's root in $cache"
+if [[ -f $stamp ]]; then
+  echo "root: $root (made $(cat "$stamp"), reused)"
+else
+  # Can the registry be reached (a TCP connection to its host's port 80, 15 s at most)?
+  host=$(sed -E 's|^https?://([^/:]+).*|\1|' <<<"$mirror")
+  timeout 15 bash -c "exec 3<>/dev/tcp/$host/80" 2>/dev/null ||
+    skip "Debian's registry ($mirror) unreachable, and no complete root in $cache"
+  # An incomplete root (a run killed while making it) and roots of other package lists go.
+  for old in "$cache"/debian13-*; do [[ -e $old ]] && rm -rf --one-file-system "$old"; done
+  echo "root: making $root (Debian 13 from $mirror)"
+  # debootstrap only makes the base: its resolver misses alternatives (automake | automaken)
+  # that libopenmpi-dev needs; apt-get, in the root, installs the rest.
+  stage --quiet "debootstrap (minbase)" unshare --mount --propagation private \
+    debootstrap --variant=minbase "$suite" "$root" "$mirror"
+  stage --quiet "packages (build, tests, arm64 cross compiler, qemu-user)" \
+    unshare --mount --pid --fork --kill-child --propagation private \
+    bash "$0" --inside prepare "$root"
+  date -u +%FT%TZ >"$stamp"
+fi
+exec 9>&-
+echo "root: $(du -sh --one-file-system "$root" | cut -f1)"
+
+work=$(mktemp -d /var/tmp/lenet-debian13.XXXXXX)
+trap 'rm -rf --one-file-system "$work"' EXIT
+# The namespaces end with their first process: CTest's timeout or a kill ends every process
+# and unmounts every mount of the leg.
+start=$SECONDS
+unshare --mount --pid --fork --kill-child --propagation private \
+  bash "$0" --inside run "$leg" "$root" "$work" "$src"
+echo "passed: the $leg leg in $((SECONDS - start)) s"
