@@ -55,6 +55,9 @@ Each point simulates --steps steps and scales the time per step to an epoch of -
                       links are multihost.sh --latency's user-space switch
   --sweep DIR         with --validate: the namespace hosts of this bandwidth_sweep.sh output
                       directory (default: the recorded experiments/simgrid/namespace_sweep.csv)
+  --data DIR          the images (default: data/digits): the simulated ranks train on the
+                      first 1024, repeated where DIR has fewer; the measured compute per
+                      sample on the first 4000
   --build DIR         the CMake build directory (default: build)
   --out DIR           output directory (default: results/scale-sim-DATE)
 EOF
@@ -73,6 +76,7 @@ shapes=0
 cores_per_node=32
 shape_batches="32,1024"
 sweep=""
+data=""
 live_hosts="2,3,4"
 live_rate="10mbit"
 live_latency="1ms"
@@ -96,6 +100,7 @@ while [[ $# -gt 0 ]]; do
     --hosts) need "$@"; [[ $2 =~ ^[2-7](,[2-7])*$ ]] || die "--hosts: expected a comma-separated list of 2 to 7 hosts, got '$2'"; live_hosts=$2; live_given=1; shift 2 ;;
     --rate) need "$@"; [[ $2 == none ]] || rate_arg "$1" "$2"; live_rate=$2; live_given=1; shift 2 ;;
     --latency) need "$@"; latency_arg "$1" "$2"; live_latency=$2; live_given=1; shift 2 ;;
+    --data) need "$@"; data=$(realpath -m "$2"); shift 2 ;;
     --build) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
     --out) need "$@"; out=$(realpath -m "$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -132,8 +137,9 @@ serial_exe="${build_dir}/backend_serial/lenet-serial"
 command -v smpirun >/dev/null || die "smpirun not found (Debian: apt-get install libsimgrid-dev)"
 [[ -f $smpi_exe ]] || die "$smpi_exe not found: build with SimGrid installed (bash run_scripts/setup.sh)"
 require_built "$serial_exe"
-data="${REPO_ROOT}/data/digits"
-[[ -f $data/train-images-idx3-ubyte ]] || die "no $data: bash run_scripts/get_data.sh"
+data=${data:-"${REPO_ROOT}/data/digits"}
+[[ -f $data/train-images-idx3-ubyte ]] ||
+  die "--data: no $data/train-images-idx3-ubyte (the digits: bash run_scripts/get_data.sh)"
 py=$(plot_python)
 
 [[ -n $out ]] || out="${REPO_ROOT}/results/scale-sim-$(date +%Y%m%d-%H%M%S)"
@@ -238,7 +244,8 @@ sample_s=$(awk -v u="$sample_us" 'BEGIN { printf "%.9g", u * 1e-6 }')
 say "compute per sample: $sample_us us"
 
 # A small copy of the digits (1024 train, 16 test images) for the simulated ranks: each rank
-# loads its own copy of the data, 1024 times over.
+# loads its own copy of the data, 1024 times over. A smaller --data (the tests' 128 images) is
+# repeated: the compute is charged per sample, so which images does not change the timing.
 "$py" - "$data" "$out/data" <<'EOF'
 import os, struct, sys
 src, dst = sys.argv[1], sys.argv[2]
@@ -249,7 +256,9 @@ for name, n, header, item in [("train-images-idx3-ubyte", 1024, 16, 784),
                               ("t10k-labels-idx1-ubyte", 16, 8, 1)]:
     b = open(os.path.join(src, name), "rb").read()
     head = bytearray(b[:header]); head[4:8] = struct.pack(">I", n)
-    open(os.path.join(dst, name), "wb").write(bytes(head) + b[header:header + n * item])
+    items = b[header:]
+    items = items * -(-n * item // len(items))  # repeated up to n items
+    open(os.path.join(dst, name), "wb").write(bytes(head) + items[:n * item])
 EOF
 
 # ---- --shapes: nodes x ranks per node x threads per rank ------------------------------------

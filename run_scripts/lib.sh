@@ -156,6 +156,24 @@ csv_get() {
   echo "${csv_fields[i]}"
 }
 
+# csv_rows FILE COLUMN...: the named COLUMNs of every row of FILE, a line per row, the values
+# separated by spaces (for columns whose values hold none: numbers, names of links or platforms).
+csv_rows() {
+  local file=$1 line i
+  local -a at=()
+  shift
+  for c in "$@"; do
+    i=$(csv_column "$file" "$c") || return 1
+    at+=("$i")
+  done
+  while IFS= read -r line; do
+    csv_split "$line" || { echo "${PROG}: error: $file: malformed row: $line" >&2; return 1; }
+    local -a picked=()
+    for i in "${at[@]}"; do picked+=("${csv_fields[i]}"); done
+    echo "${picked[*]}"
+  done < <(tail -n +2 "$file")
+}
+
 # run LABEL COMMAND...: one run of an executable given --csv "$csv"; its output goes to the log,
 # and the time per epoch of the row it added is printed after LABEL.
 run() {

@@ -1,10 +1,10 @@
 #include "backend_checks.hpp"
 
-#include <catch2/catch.hpp>
 #include <cmath>
 
 #include "../common/report.hpp"
 #include "../common/rng.hpp"
+#include "catch.hpp"
 #include "vectors.hpp"
 
 namespace lenet::test {

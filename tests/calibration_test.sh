@@ -18,7 +18,9 @@ source "$here/expect.sh"
 fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 calibration=(python3 "$root/experiments/slurm/calibration.py")
 scale_sim=(bash "$root/experiments/scale_sim.sh" --build "$build" --max-ranks 4
-  --algorithms rdb --steps 2)
+  --algorithms rdb --steps 2 --data "$data")
+PROG=calibration_test.sh
+source "$root/run_scripts/lib.sh" # csv_rows: the study's CSVs read by column name
 
 # Three compute runs (their time per sample is what the file keeps) and a 2-node link of 25 us
 # and 1,000 MB/s, as lenet-mpi-pingpong prints them.
@@ -44,7 +46,7 @@ sample=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["compu
 
 if "${scale_sim[@]}" --calibration "$tmp/cal.json" --out "$tmp/study" >"$tmp/log" 2>&1; then
   # Every row simulated the calibrated platform with the file's compute per sample.
-  rows=$(awk -F, -v s="$sample" 'NR > 1 && ($1 != "calibrated" || $7 != s)' "$tmp/study/sim.csv")
+  rows=$(csv_rows "$tmp/study/sim.csv" platform sample_us | grep -vFx "calibrated $sample")
   [[ -z $rows && $(wc -l <"$tmp/study/sim.csv") -gt 1 ]] ||
     fail "sim.csv does not use the calibration ($sample us, platform calibrated): $rows"
   grep -q 'bw="1000MBps" lat="12.5us"' "$tmp/study/calibrated.xml" ||
@@ -62,7 +64,8 @@ fi
 # on 1, 2, 4 ... nodes while the ranks are at most 8: 4 + 3 + 2 rows.
 if "${scale_sim[@]}" --calibration "$tmp/cal.json" --shapes --cores-per-node 4 --max-ranks 8 \
   --shape-batches 32 --out "$tmp/shapes" >"$tmp/log" 2>&1; then
-  shapes=$(awk -F, 'NR > 1 { print $4 "x" $5 "x" $6 }' "$tmp/shapes/shapes.csv" | sort | paste -sd' ')
+  shapes=$(csv_rows "$tmp/shapes/shapes.csv" nodes ranks_per_node threads | tr ' ' x | sort |
+    paste -sd' ')
   [[ $shapes == "1x1x4 1x2x2 1x4x1 2x1x4 2x2x2 2x4x1 4x1x4 4x2x2 8x1x4" ]] ||
     fail "--shapes simulated '$shapes' (nodes x ranks per node x threads)"
   grep -q 'core="4" loopback_bw="5000MBps" loopback_lat="0.2us"' "$tmp/shapes/shapes.xml" ||

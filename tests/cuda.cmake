@@ -4,7 +4,7 @@
 # device" error, and is the one skipped where a GPU is present.
 add_executable(lenet_cuda_tests test_cuda.cpp test_cuda_main.cpp)
 target_link_libraries(lenet_cuda_tests PRIVATE
-  lenet_cuda lenet_serial lenet_test_support Catch2::Catch2)
+  lenet_cuda lenet_serial lenet_test_support lenet_catch2)
 # One CTest test for the whole executable: test discovery would run it at build time, where
 # there may be no GPU.
 add_test(NAME "cuda: kernels match PyTorch, serial and each other" COMMAND lenet_cuda_tests)

@@ -453,7 +453,8 @@ print(len(d["compute"]["runs_us"]), ",".join(d["hosts"]))' "$file" 2>/dev/null)
 if calibration_ok "$calibrate_job" intra "$node" &&
   [[ -x $build/backend_mpi/lenet-mpi-smpi ]] && command -v smpirun >/dev/null; then
   if timeout 120 bash "$here/../experiments/scale_sim.sh" --build "$build" \
-    --calibration "$file" --max-ranks 4 --algorithms rdb --steps 2 --out "$tmp/study" \
+    --data "$here/vectors/data" --calibration "$file" --max-ranks 4 --algorithms rdb --steps 2 \
+    --out "$tmp/study" \
     >"$tmp/study.log" 2>&1 && grep -q "platform \`calibrated\`" "$tmp/study/report.md"; then
     echo "ok   scale_sim.sh --calibration $file: $(grep -c '^calibrated,' \
       "$tmp/study/sim.csv") points on the calibrated platform"

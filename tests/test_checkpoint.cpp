@@ -1,10 +1,10 @@
 // The LENETCK1 checkpoint: round trip, and each corruption rejected.
-#include <catch2/catch.hpp>
 #include <fstream>
 
 #include "../common/checkpoint.hpp"
 #include "../common/error.hpp"
 #include "../common/rng.hpp"
+#include "catch.hpp"
 #include "test_files.hpp"
 
 using namespace lenet;
@@ -49,23 +49,23 @@ TEST_CASE("checkpoint: corrupt files are rejected", "[checkpoint]") {
   std::string flipped = good;
   flipped[100] ^= 1;
   write_file(bad, flipped);
-  CHECK_THAT(load_error(bad), Catch::Contains("CRC") && Catch::Contains(bad));
+  CHECK_THAT(load_error(bad), contains("CRC") && contains(bad));
 
   write_file(bad, "LENETCK9" + good.substr(8));
-  CHECK_THAT(load_error(bad), Catch::Contains("magic"));
+  CHECK_THAT(load_error(bad), contains("magic"));
 
   write_file(bad, good.substr(0, good.size() - 5));
-  CHECK_THAT(load_error(bad), Catch::Contains("bytes"));
+  CHECK_THAT(load_error(bad), contains("bytes"));
 
   std::string count = good;
   count[8] = 5;
   write_file(bad, count);
-  CHECK_THAT(load_error(bad), Catch::Contains("parameters"));
+  CHECK_THAT(load_error(bad), contains("parameters"));
 
   write_file(bad, "");
-  CHECK_THAT(load_error(bad), Catch::Contains("magic"));
-  CHECK_THAT(load_error(dir.file("none.ck")), Catch::Contains("no such file"));
-  CHECK_THAT(load_error(dir.path()), Catch::Contains("not a regular file"));
+  CHECK_THAT(load_error(bad), contains("magic"));
+  CHECK_THAT(load_error(dir.file("none.ck")), contains("no such file"));
+  CHECK_THAT(load_error(dir.path()), contains("not a regular file"));
 }
 
 TEST_CASE("checkpoint: v2 carries the training position; every loader accepts both",
@@ -94,7 +94,7 @@ TEST_CASE("checkpoint: v2 carries the training position; every loader accepts bo
   std::string bad = read_all(dir.file("v2.ck"));
   bad[bad.size() - 10] ^= 4;  // inside the position: the CRC covers it
   write_file(dir.file("bad.ck"), bad);
-  CHECK_THAT(load_error(dir.file("bad.ck")), Catch::Contains("CRC"));
+  CHECK_THAT(load_error(dir.file("bad.ck")), contains("CRC"));
 
   save_checkpoint(dir.file("v1.ck"), params);
   CHECK_FALSE(read_checkpoint(dir.file("v1.ck")).position);

@@ -1,6 +1,5 @@
 // The comparisons every check rests on (common/compare.hpp, tests/vectors.cpp): NaN and
 // infinity are failures, bits are counted, and a parameter vector is judged tensor by tensor.
-#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 
@@ -8,6 +7,7 @@
 #include "../common/network.hpp"
 #include "../common/rng.hpp"
 #include "../common/verify.hpp"
+#include "catch.hpp"
 #include "vectors.hpp"
 
 using namespace lenet;

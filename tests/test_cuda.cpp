@@ -5,7 +5,6 @@
 // Without a GPU, test_cuda_main.cpp skips them all.
 #include <cuda_runtime.h>
 
-#include <catch2/catch.hpp>
 #include <string>
 #include <utility>
 
@@ -14,6 +13,7 @@
 #include "../common/error.hpp"
 #include "../common/rng.hpp"
 #include "backend_checks.hpp"
+#include "catch.hpp"
 #include "vectors.hpp"
 
 using namespace lenet;

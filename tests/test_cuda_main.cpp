@@ -3,8 +3,9 @@
 #define CATCH_CONFIG_RUNNER
 #include <cuda_runtime.h>
 
-#include <catch2/catch.hpp>
 #include <cstdio>
+
+#include "catch.hpp"
 
 int main(int argc, char** argv) {
   int devices = 0;

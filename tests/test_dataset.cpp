@@ -1,11 +1,11 @@
 // The IDX loader: good files in both spellings, plain and gzip, and every malformed file we
 // could think of, each rejected with a one-line message naming the file.
-#include <catch2/catch.hpp>
 #include <utility>
 #include <vector>
 
 #include "../common/dataset.hpp"
 #include "../common/error.hpp"
+#include "catch.hpp"
 #include "test_files.hpp"
 
 using namespace lenet;
@@ -54,52 +54,52 @@ TEST_CASE("IDX: malformed files are rejected with a one-line error naming the fi
 
   SECTION("truncated pixels") {
     write_file(img, idx_images(3, 28, 28, 0x803, 3 * 784 - 10));
-    CHECK_THAT(load_error(img, lab), Catch::Contains(img) && Catch::Contains("truncated"));
+    CHECK_THAT(load_error(img, lab), contains(img) && contains("truncated"));
   }
   SECTION("truncated header") {
     write_file(img, idx_images(3).substr(0, 6));
-    CHECK_THAT(load_error(img, lab), Catch::Contains("truncated"));
+    CHECK_THAT(load_error(img, lab), contains("truncated"));
   }
   SECTION("wrong magic") {
     write_file(img, idx_images(3, 28, 28, 0x801));
-    CHECK_THAT(load_error(img, lab), Catch::Contains("magic"));
+    CHECK_THAT(load_error(img, lab), contains("magic"));
   }
   SECTION("trailing bytes") {
     write_file(img, idx_images(3) + "xx");
-    CHECK_THAT(load_error(img, lab), Catch::Contains("trailing"));
+    CHECK_THAT(load_error(img, lab), contains("trailing"));
   }
   SECTION("not 28x28") {
     write_file(img, idx_images(3, 32, 32));
-    CHECK_THAT(load_error(img, lab), Catch::Contains("32x32"));
+    CHECK_THAT(load_error(img, lab), contains("32x32"));
   }
   SECTION("no images") {
     write_file(img, idx_images(0));
-    CHECK_THAT(load_error(img, lab), Catch::Contains("no images"));
+    CHECK_THAT(load_error(img, lab), contains("no images"));
   }
   SECTION("an absurd count in a small file fails without a huge allocation") {
     write_file(img, idx_images(1u << 30, 28, 28, 0x803, 1000));
-    CHECK_THAT(load_error(img, lab), Catch::Contains("truncated"));
+    CHECK_THAT(load_error(img, lab), contains("truncated"));
     write_file(img, idx_images(0x80000000u, 28, 28, 0x803, 1000));
-    CHECK_THAT(load_error(img, lab), Catch::Contains("too many"));
+    CHECK_THAT(load_error(img, lab), contains("too many"));
   }
   SECTION("empty file") {
     write_file(img, "");
-    CHECK_THAT(load_error(img, lab), Catch::Contains(img));
+    CHECK_THAT(load_error(img, lab), contains(img));
   }
   SECTION("a directory where a file is expected") {
-    CHECK_THAT(load_error(dir.path(), lab), Catch::Contains("not a regular file"));
+    CHECK_THAT(load_error(dir.path(), lab), contains("not a regular file"));
   }
   SECTION("a missing file") {
-    CHECK_THAT(load_error(dir.file("nope"), lab), Catch::Contains("no such file"));
+    CHECK_THAT(load_error(dir.file("nope"), lab), contains("no such file"));
   }
   SECTION("label out of range") {
     write_file(img, idx_images(3));
     write_file(lab, idx_labels({1, 11, 3}));
-    CHECK_THAT(load_error(img, lab), Catch::Contains("label 11") && Catch::Contains(lab));
+    CHECK_THAT(load_error(img, lab), contains("label 11") && contains(lab));
   }
   SECTION("image and label counts differ") {
     write_file(img, idx_images(4));
-    CHECK_THAT(load_error(img, lab), Catch::Contains("3 labels") && Catch::Contains("4 images"));
+    CHECK_THAT(load_error(img, lab), contains("3 labels") && contains("4 images"));
   }
   SECTION("corrupt gzip data") {
     write_gz(img, idx_images(3));
@@ -111,7 +111,7 @@ TEST_CASE("IDX: malformed files are rejected with a one-line error naming the fi
     for (size_t i = 20; i < bytes.size() - 8; i += 3)
       bytes[i] = static_cast<char>(~bytes[i]);
     write_file(img, bytes);
-    CHECK_THAT(load_error(img, lab), Catch::Contains(img));
+    CHECK_THAT(load_error(img, lab), contains(img));
   }
   SECTION("a large gzip file cut inside its 8-byte trailer") {
     // Incompressible pixels, so that the compressed data spans many of zlib's reads (a small
@@ -130,7 +130,7 @@ TEST_CASE("IDX: malformed files are rejected with a one-line error naming the fi
     REQUIRE(bytes.size() > 70000);
     for (size_t cut : {1, 4, 8}) {
       write_file(img, bytes.substr(0, bytes.size() - cut));
-      CHECK_THAT(load_error(img, lab), Catch::Contains(img) && Catch::Contains("truncated"));
+      CHECK_THAT(load_error(img, lab), contains(img) && contains("truncated"));
     }
   }
 }
@@ -141,14 +141,14 @@ TEST_CASE("IDX: a missing data directory or file names what was tried", "[idx]")
     load_split(dir.file("missing"), "train");
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK_THAT(e.what(), Catch::Contains("--data") && Catch::Contains("not a directory"));
+    CHECK_THAT(e.what(), contains("--data") && contains("not a directory"));
   }
   try {
     load_split(dir.path(), "train");
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK_THAT(e.what(), Catch::Contains("train-images-idx3-ubyte.gz") &&
-                             Catch::Contains("train-images.idx3-ubyte"));
+    CHECK_THAT(e.what(),
+               contains("train-images-idx3-ubyte.gz") && contains("train-images.idx3-ubyte"));
   }
 }
 

@@ -1,9 +1,9 @@
 // The shared driver's failure paths: an exception that is not the project's own Error still ends
 // in the documented one-line error and exit code 1, never in std::terminate (exit 134).
-#include <catch2/catch.hpp>
 #include <stdexcept>
 
 #include "../common/driver.hpp"
+#include "catch.hpp"
 #include "vectors.hpp"
 
 using namespace lenet;

@@ -1,10 +1,9 @@
 // Every per-sample kernels against the PyTorch vectors: forward activations, one sample's
 // gradient, and the summed gradient of a batch (common/gradient.hpp's canonical order).
-#include <catch2/catch.hpp>
-
 #include "../common/gradient.hpp"
 #include "../common/kernels.hpp"
 #include "backend_checks.hpp"
+#include "catch.hpp"
 #include "vectors.hpp"
 
 using namespace lenet;
@@ -91,5 +90,5 @@ TEST_CASE("kernels: x is pixel / 255 as the IEEE division rounds it, for every b
 }
 
 TEST_CASE("kernels: unknown kernels are a clear error", "[vectors]") {
-  CHECK_THROWS_WITH(make_kernels("nope"), Catch::Contains("--kernels") && Catch::Contains("nope"));
+  CHECK_THROWS_WITH(make_kernels("nope"), contains("--kernels") && contains("nope"));
 }

@@ -5,7 +5,6 @@
 // MPI_COMM_SELF gives each rank a one-rank backend of its own, for the cases that need P = 1.
 #include <mpi.h>
 
-#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 
@@ -15,6 +14,7 @@
 #include "../common/report.hpp"
 #include "../common/rng.hpp"
 #include "backend_checks.hpp"
+#include "catch.hpp"
 #include "vectors.hpp"
 
 using namespace lenet;

@@ -5,8 +5,9 @@
 #include <mpi.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <cstdio>
+
+#include "catch.hpp"
 
 int main(int argc, char** argv) {
   int provided = 0, rank = 0;

@@ -4,7 +4,6 @@
 #include <sys/wait.h>
 
 #include <algorithm>
-#include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstring>
 
@@ -15,6 +14,7 @@
 #include "../common/gradient.hpp"
 #include "../common/rng.hpp"
 #include "backend_checks.hpp"
+#include "catch.hpp"
 #include "vectors.hpp"
 
 using namespace lenet;

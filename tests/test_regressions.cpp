@@ -3,12 +3,12 @@
 // (fuzz/fuzz_inputs.hpp): each file loads, or is rejected with a one-line lenet::Error naming
 // the file. No libFuzzer needed: this runs in every build.
 #include <algorithm>
-#include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "../fuzz/fuzz_inputs.hpp"
+#include "catch.hpp"
 
 namespace fs = std::filesystem;
 using namespace lenet::fuzz;

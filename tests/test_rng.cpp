@@ -1,7 +1,6 @@
 // splitmix64, parameter init and the epoch shuffle, bit for bit against the PyTorch generator.
-#include <catch2/catch.hpp>
-
 #include "../common/rng.hpp"
+#include "catch.hpp"
 #include "vectors.hpp"
 
 using namespace lenet;

@@ -1,10 +1,9 @@
 // The serial backend through the Backend interface: the PyTorch step and trajectory vectors for
 // all kernels, and run-to-run determinism.
-#include <catch2/catch.hpp>
-
 #include "../backend_serial/serial_backend.hpp"
 #include "../common/rng.hpp"
 #include "backend_checks.hpp"
+#include "catch.hpp"
 
 using namespace lenet;
 using namespace lenet::test;

@@ -2,13 +2,13 @@
 // bits as the scalar vexp of common/vexp.hpp (whose error against std::exp tests/test_vexp.cpp
 // measures), so both kernels' sigmoids agree exactly for the same input; and within 2 ulp of
 // std::exp themselves, at whatever vector width this build has.
-#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 
 #include "../common/simd/exp_vectors.hpp"
 #include "../common/vexp.hpp"
+#include "catch.hpp"
 #include "ulps.hpp"
 
 using namespace lenet::simd;

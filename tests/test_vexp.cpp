@@ -1,11 +1,11 @@
 // The vectorisable exp of common/vexp.hpp against std::exp, in ulps, over the range the
 // network's sigmoids and softmax use (and the clamped ends).
-#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 
 #include "../common/vexp.hpp"
+#include "catch.hpp"
 #include "ulps.hpp"
 
 TEST_CASE("vexp is within 2 ulp of std::exp on [-87, 88]", "[vexp]") {

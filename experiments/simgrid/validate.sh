@@ -69,7 +69,8 @@ with open(dst, "w") as f:
                     f"{serial / 4000 * 1e6:.2f},{serial:.6f},{median(link, b):.6f}\n")
 EOF
 fi
-read -r wire_alpha wire_beta < <(awk -F, '$1 == "unshaped" { print $4, $5; exit }' "$sweep_csv")
+read -r wire_alpha wire_beta < <(csv_rows "$sweep_csv" link alpha_us beta_MBps |
+  awk '$1 == "unshaped" { print $2, $3; exit }')
 [[ -n ${wire_alpha:-} ]] || die "$sweep_csv: no row for the unshaped link (the wire under the bucket)"
 
 vcsv="$out/validation.csv"
@@ -77,8 +78,9 @@ echo "setup,link,batch,t_sample_us,measured_s,alpha_us,beta_MBps,predicted_s,res
 residual() { awk -v m="$1" -v p="$2" 'BEGIN { printf "%+.1f%%", 100 * (p - m) / m }'; }
 
 say "validation 1/3: the namespace hosts of a bandwidth sweep ($sweep_csv), simulated"
-while IFS=, read -r link rate burst alpha beta _ batch tsample _ measured; do
-  [[ $link == link ]] && continue
+sweep_rows=$(csv_rows "$sweep_csv" link rate_Bps burst_B alpha_us beta_MBps batch t_sample_us \
+  measured_s) || die "$sweep_csv: not a sweep's rows (see the line above)"
+while read -r link rate burst alpha beta batch tsample measured; do
   predict "$alpha" "$beta" "$batch" "$tsample"
   row="namespace (recorded),$link,$batch,$tsample,$measured,$alpha,$beta,$predicted,$(residual "$measured" "$predicted")"
   if ((rate > 0)); then  # between two allreduces a rank computes B/2 samples
@@ -91,7 +93,7 @@ while IFS=, read -r link rate burst alpha beta _ batch tsample _ measured; do
     row+=",,,,"
   fi
   echo "$row" >>"$vcsv"
-done <"$sweep_csv"
+done <<<"$sweep_rows"
 
 mpi_exe="${build_dir}/backend_mpi/lenet-mpi"
 if command -v mpirun >/dev/null && [[ -x $mpi_exe ]]; then

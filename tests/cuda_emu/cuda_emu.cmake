@@ -50,7 +50,7 @@ target_link_libraries(lenet-cuda-emu PRIVATE lenet_cuda_emu)
 # is found by -L cuda-emulated and by -L lab5-emulated alike.
 add_executable(lenet_cuda_emu_tests ${PROJECT_SOURCE_DIR}/tests/test_cuda.cpp ${emu}/test_main.cpp)
 target_link_libraries(lenet_cuda_emu_tests PRIVATE
-  lenet_cuda_emu lenet_serial lenet_test_support Catch2::Catch2)
+  lenet_cuda_emu lenet_serial lenet_test_support lenet_catch2)
 catch_discover_tests(lenet_cuda_emu_tests TEST_PREFIX "cuda-emulated: " TEST_SPEC "[lab5]"
   PROPERTIES LABELS "cuda-emulated_lab5-emulated" ENVIRONMENT "CUDA_EMU_SEED=2")
 catch_discover_tests(lenet_cuda_emu_tests TEST_PREFIX "cuda-emulated: " TEST_SPEC "~[lab5]"
@@ -63,7 +63,7 @@ add_executable(cuda_emu_selftests ${emu}/test_emulation.cpp ${emu}/test_hardenin
   ${probes_cpp} ${emu}/test_main.cpp)
 target_include_directories(cuda_emu_selftests PRIVATE ${emu})
 target_link_libraries(cuda_emu_selftests PRIVATE
-  lenet_cuda_emu lenet_test_support Catch2::Catch2)
+  lenet_cuda_emu lenet_test_support lenet_catch2)
 catch_discover_tests(cuda_emu_selftests TEST_PREFIX "cuda-emulated: "
   PROPERTIES LABELS "cuda-emulated")
 

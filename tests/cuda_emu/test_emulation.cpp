@@ -4,12 +4,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "../catch.hpp"
 #include "cuda_emu_control.hpp"
 #include "probes.hpp"
 

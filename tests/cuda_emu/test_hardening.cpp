@@ -1,6 +1,5 @@
 // The CUDA backend's error paths and first steps that only the emulation can provoke (a launch
 // that fails inside a stream capture, a step with kernels never loaded before). EMULATED.
-#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
@@ -8,6 +7,7 @@
 #include "../../common/error.hpp"
 #include "../../common/rng.hpp"
 #include "../backend_checks.hpp"
+#include "../catch.hpp"
 #include "cuda_emu_control.hpp"
 
 using namespace lenet;

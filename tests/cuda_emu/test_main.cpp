@@ -1,9 +1,9 @@
 // The main of the emulated CUDA tests: it says, before anything else, that what follows runs on
 // the CPU emulation (tests/cuda_emu/), not on a GPU.
 #define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
 #include <cstdio>
 
+#include "../catch.hpp"
 #include "cuda_emu_control.hpp"
 
 int main(int argc, char** argv) {
