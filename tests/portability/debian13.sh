@@ -39,6 +39,9 @@ skip() { echo "SKIPPED: $*"; exit 77; }
 fail() { echo "FAILED: $*"; exit 1; }
 # stage [--quiet] NAME COMMAND...: runs it under `timeout` and says how long it took; fails the
 # test if it fails. --quiet keeps the output in a log and shows its end only on failure.
+# (--foreground: COMMAND stays in the test's process group, which CTest kills on its timeout;
+# each COMMAND here that starts others is the first process of a PID namespace, whose end
+# ends them all.)
 stage() {
   local quiet=0 name t0=$SECONDS status=0 log
   [[ $1 == --quiet ]] && { quiet=1; shift; }
@@ -47,11 +50,11 @@ stage() {
   echo "== $name"
   if [[ $quiet -eq 1 ]]; then
     log=$(mktemp)
-    timeout -k 10 "$stage_limit" "$@" >"$log" 2>&1 || status=$?
+    timeout --foreground -k 10 "$stage_limit" "$@" >"$log" 2>&1 || status=$?
     [[ $status -eq 0 ]] || tail -n 40 "$log"
     rm -f "$log"
   else
-    timeout -k 10 "$stage_limit" "$@" || status=$?
+    timeout --foreground -k 10 "$stage_limit" "$@" || status=$?
   fi
   echo "== $name: $((SECONDS - t0)) s"
   [[ $status -ne 124 ]] || fail "$name: still running after $stage_limit s"
@@ -61,10 +64,9 @@ stage() {
 # ---- Inside the namespaces (the script calls itself): mount the root and run a leg there ----
 # inside prepare ROOT: make a root's packages (debootstrap has made its base)
 # inside run LEG ROOT WORK SOURCE: mount an overlay of ROOT in WORK, run the leg in it
-in_root() {
-  chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-    DEBIAN_FRONTEND=noninteractive "${@:2}"
-}
+# chroot ROOT "${clean_env[@]}" COMMAND...: runs COMMAND in ROOT with nothing of this environment.
+clean_env=(/usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
+  DEBIAN_FRONTEND=noninteractive OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
 mount_system() {  # proc, sys and dev of a root; shared memory of its own (Open MPI's)
   mount -t proc proc "$1/proc"
   mount -t sysfs -o ro sysfs "$1/sys"
@@ -80,18 +82,21 @@ if [[ ${1:-} == --inside ]]; then
     # No service may start while packages install (policy-rc.d's 101: "action forbidden").
     printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
     chmod 755 "$root/usr/sbin/policy-rc.d"
-    in_root "$root" dpkg --add-architecture arm64
-    in_root "$root" apt-get update -qq
+    chroot "$root" "${clean_env[@]}" dpkg --add-architecture arm64
+    chroot "$root" "${clean_env[@]}" apt-get update -qq
     # shellcheck disable=SC2086 # the lists are words
-    in_root "$root" apt-get install -y -qq --no-install-recommends $native_packages \
+    chroot "$root" "${clean_env[@]}" apt-get install -y -qq --no-install-recommends $native_packages \
       $arm64_packages >/dev/null
     mkdir -p "$root/var/cache/lenet"
-    in_root "$root" sh -c "cd /var/cache/lenet && apt-get download -qq -o APT::Sandbox::User=root \
+    chroot "$root" "${clean_env[@]}" sh -c "cd /var/cache/lenet && apt-get download -qq -o APT::Sandbox::User=root \
       $arm64_swapped"
-    in_root "$root" apt-get clean
+    chroot "$root" "${clean_env[@]}" apt-get clean
     exit 0
   fi
   leg=$3 root=$4 work=$5 src=$6
+  start=$SECONDS
+  # What the leg writes lives in memory and goes with the namespace (a build takes 30 MB).
+  mount -t tmpfs -o size=2g tmpfs "$work"
   m=$work/merged
   mkdir -p "$work/upper" "$work/ovl" "$m"
   mount -t overlay overlay -o "lowerdir=$root,upperdir=$work/upper,workdir=$work/ovl" "$m"
@@ -104,38 +109,50 @@ if [[ ${1:-} == --inside ]]; then
     mkdir -p "$m/usr/share/datasets"
     mount --bind -o ro /usr/share/datasets "$m/usr/share/datasets"
   fi
-  run() { in_root "$m" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$@"; }
+  run=(chroot "$m" "${clean_env[@]}")
   off=(-DLENET_CUDA=OFF -DLENET_TINYDNN=OFF -DLENET_DLIB=OFF)
   if [[ $leg == native ]]; then
-    run sh -c 'echo "in the root: $(. /etc/os-release; echo "$PRETTY_NAME"), $(g++ --version | head -n 1),
-  $(cmake --version | head -n 1), Open MPI $(ompi_info --version 2>/dev/null | sed -n "s/^Open MPI v//p"),
-  Catch2 $(dpkg-query -W -f="\${Version}" catch2), $(python3 --version)"'
-    stage "configure (native)" run cmake -S /src -B /build "${off[@]}"
-    stage --quiet "build (native)" run cmake --build /build -j 2
-    stage "tests: serial, openmp, mpi" run ctest --test-dir /build --output-on-failure -j 2 \
-      --no-tests=error -L '^(serial|openmp|mpi)'
-    # Of the lab kit, the kit's own checks and lab 4's grading (all seven gradings take 8
-    # minutes); of the reports, the run CSV's readers.
-    stage "tests: lab kit (kit, lab 4), reports' CSV reader" run ctest --test-dir /build \
-      --output-on-failure --no-tests=error \
-      -R '^(labkit: manifests|labkit: lab 4 |scripts: every CSV reader)'
+    # shellcheck disable=SC2016 # expanded in the root
+    "${run[@]}" sh -c 'echo "in the root: $(. /etc/os-release; echo "$PRETTY_NAME")"
+      g++ --version | head -n 1; cmake --version | head -n 1
+      echo "Open MPI $(ompi_info --version | sed -n "s/^Open MPI v//p"), Catch2 $(dpkg-query -W \
+        -f="\${Version}" libcatch2-dev), $(python3 --version)"'
+    stage "configure (native)" "${run[@]}" cmake -S /src -B /build "${off[@]}"
+    stage --quiet "build (native)" "${run[@]}" cmake --build /build -j 2
+    # Open MPI 5's mpirun (PRRTE) has no -q (exit 213, "unrecognized option"), which these
+    # tests pass it to keep its notes out of the one error line they check: left out, and said,
+    # until the MPI launch helper knows Open MPI 5 (issue 35, item 3).
+    no_quiet=("cli: lenet-mpi rejects bad input" "mpi: a failing rank stops every rank"
+      "mpi: ranks given different options all stop" "mpi: lenet-mpi-pingpong measures the link")
+    printf 'NOT RUN (Open MPI 5 has no mpirun -q): %s\n' "${no_quiet[@]}"
+    stage "tests: serial, openmp, mpi" "${run[@]}" ctest --test-dir /build --output-on-failure -j 2 \
+      --no-tests=error -L '^(serial|openmp|mpi)' -E "^($(IFS='|'; echo "${no_quiet[*]}"))"
+    # Of the lab kit, its own checks and lab 1 graded as Gradescope, PrairieLearn and GitHub
+    # Classroom grade it (the seven gradings take 8 minutes); of the reports, the run CSV's readers.
+    stage "tests: lab kit (kit, platforms), reports' CSV reader" "${run[@]}" ctest \
+      --test-dir /build --output-on-failure --no-tests=error \
+      -R '^(labkit: manifests|labkit: Gradescope|scripts: every CSV reader)'
   else
-    run sh -c 'echo "in the root: $(aarch64-linux-gnu-g++ --version | head -n 1), $(qemu-aarch64 --version | head -n 1)"'
-    run sh -c 'dpkg --purge libcatch2-dev >/dev/null && dpkg -i /var/cache/lenet/*.deb >/dev/null' ||
+    "${run[@]}" aarch64-linux-gnu-g++ --version | head -n 1
+    "${run[@]}" qemu-aarch64 --version | head -n 1
+    "${run[@]}" sh -c 'dpkg --purge libcatch2-dev >/dev/null && dpkg -i /var/cache/lenet/*.deb >/dev/null' ||
       fail "could not swap in the arm64 Catch2"
-    stage "configure (arm64)" run cmake -S /src -B /build-arm64 "${off[@]}" -DLENET_MPI=OFF \
+    stage "configure (arm64)" "${run[@]}" cmake -S /src -B /build-arm64 "${off[@]}" -DLENET_MPI=OFF \
       --toolchain /src/cmake/toolchains/aarch64-linux-gnu.cmake
-    stage --quiet "build (arm64)" run cmake --build /build-arm64 -j 2 --target lenet-serial \
+    stage --quiet "build (arm64)" "${run[@]}" cmake --build /build-arm64 -j 2 --target lenet-serial \
       lenet-openmp lenet_tests lenet_openmp_tests
     # An ARM64 program, its simd kernels on NEON's 4-float vectors (common/simd/vec.hpp).
     exe=/build-arm64/backend_serial/lenet-serial
-    run readelf -h "$exe" | grep -q 'Machine: *AArch64' || fail "$exe is not an AArch64 program"
-    fmla=$(run aarch64-linux-gnu-objdump -d --no-show-raw-insn "$exe" | grep -c 'fmla.*v[0-9]*\.4s' || true)
+    "${run[@]}" readelf -h "$exe" | grep -q 'Machine: *AArch64' || fail "$exe is not an AArch64 program"
+    fmla=$("${run[@]}" aarch64-linux-gnu-objdump -d --no-show-raw-insn "$exe" | grep -c 'fmla.*v[0-9]*\.4s' || true)
     echo "lenet-serial: AArch64, $fmla NEON multiply-adds on 4 floats (fmla ...4s)"
     ((fmla > 0)) || fail "lenet-serial has no NEON vector multiply-add: the simd kernels are scalar"
-    stage "tests under qemu-aarch64: serial, openmp" run ctest --test-dir /build-arm64 \
-      --output-on-failure --no-tests=error -j 2 -L '^(serial|openmp)' -E '^(accuracy|scripts):'
+    # Not the accuracy runs: epochs over the real data sets, slow under emulation, and the same
+    # code as the trajectories that the PyTorch vectors check.
+    stage "tests under qemu-aarch64: serial, openmp" "${run[@]}" ctest --test-dir /build-arm64 \
+      --output-on-failure --no-tests=error -j 2 -L '^(serial|openmp)' -E '^accuracy:'
   fi
+  echo "passed: the $leg leg in $((SECONDS - start)) s"
   exit 0
 fi
 
@@ -159,7 +176,9 @@ free_kb=$(df -Pk "$cache" | awk 'NR == 2 { print $4 }')
 key=$(printf '%s\n' "$suite" "$native_packages" "$arm64_packages" "$arm64_swapped" | sha256sum | cut -c1-12)
 root=$cache/debian13-$key
 stamp=$root/.lenet-complete
-exec 9>"$cache/lock"  # one run makes the root; others wait for it
+# One run makes the root, with the lock held alone; a run that uses it holds it shared to its
+# end (the leg inherits it), so that no other run removes the root under it.
+exec 9>"$cache/lock"
 timeout 1800 flock 9 || fail "waited 30 minutes for another run's root in $cache"
 if [[ -f $stamp ]]; then
   echo "root: $root (made $(cat "$stamp"), reused)"
@@ -169,25 +188,22 @@ else
   timeout 15 bash -c "exec 3<>/dev/tcp/$host/80" 2>/dev/null ||
     skip "Debian's registry ($mirror) unreachable, and no complete root in $cache"
   # An incomplete root (a run killed while making it) and roots of other package lists go.
-  for old in "$cache"/debian13-*; do [[ -e $old ]] && rm -rf --one-file-system "$old"; done
+  rm -rf --one-file-system "$cache"/debian13-*
   echo "root: making $root (Debian 13 from $mirror)"
   # debootstrap only makes the base: its resolver misses alternatives (automake | automaken)
   # that libopenmpi-dev needs; apt-get, in the root, installs the rest.
-  stage --quiet "debootstrap (minbase)" unshare --mount --propagation private \
-    debootstrap --variant=minbase "$suite" "$root" "$mirror"
+  stage --quiet "debootstrap (minbase)" unshare --mount --pid --fork --kill-child \
+    --propagation private debootstrap --variant=minbase "$suite" "$root" "$mirror"
   stage --quiet "packages (build, tests, arm64 cross compiler, qemu-user)" \
     unshare --mount --pid --fork --kill-child --propagation private \
     bash "$0" --inside prepare "$root"
   date -u +%FT%TZ >"$stamp"
+  echo "root: $(du -sh --one-file-system "$root" | cut -f1)"
 fi
-exec 9>&-
-echo "root: $(du -sh --one-file-system "$root" | cut -f1)"
+flock -s 9
 
-work=$(mktemp -d /var/tmp/lenet-debian13.XXXXXX)
-trap 'rm -rf --one-file-system "$work"' EXIT
-# The namespaces end with their first process: CTest's timeout or a kill ends every process
-# and unmounts every mount of the leg.
-start=$SECONDS
-unshare --mount --pid --fork --kill-child --propagation private \
-  bash "$0" --inside run "$leg" "$root" "$work" "$src"
-echo "passed: the $leg leg in $((SECONDS - start)) s"
+# The leg, in namespaces that end with this test: a kill (CTest's timeout) ends every process
+# and every mount of it, and the memory it wrote in. $cache/work is only where it mounts that.
+mkdir -p "$cache/work"
+exec unshare --mount --pid --fork --kill-child --propagation private \
+  bash "$0" --inside run "$leg" "$root" "$cache/work" "$src"
