@@ -11,4 +11,4 @@ add_test(NAME "portability: ARM64 cross build, tests under qemu-aarch64 (Debian 
   COMMAND bash ${_debian13} arm64 ${PROJECT_SOURCE_DIR})
 set_tests_properties("portability: Debian 13 (GCC 14, CMake 3.31, Catch2 3, Open MPI 5)"
   "portability: ARM64 cross build, tests under qemu-aarch64 (Debian 13)" PROPERTIES
-  LABELS portability SKIP_RETURN_CODE 77 RESOURCE_LOCK debian13-root TIMEOUT 1800)
+  LABELS portability SKIP_RETURN_CODE 77 RESOURCE_LOCK debian13-root TIMEOUT 3600)
