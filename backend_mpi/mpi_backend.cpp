@@ -23,13 +23,21 @@ constexpr double LayerTimes::*kAllFields[] = {
     &LayerTimes::reduce,     &LayerTimes::update,      &LayerTimes::comm};
 constexpr int kFieldCount = std::size(kAllFields);
 
-// "Open MPI v4.1.4": the library's version string up to its first comma or line end.
+// "Open MPI v4.1.4", "MPICH Version: 4.0.2": the library's version string up to its first comma
+// or line end, each run of spaces and tabs one space (MPICH's has a tab), for the summary's line.
 std::string library_version() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING];
   int length = 0;
   MPI_Get_library_version(text, &length);
-  const std::string s(text, length);
-  return s.substr(0, s.find_first_of(",\n"));
+  std::string line;
+  for (const char c : std::string(text, length)) {
+    if (c == ',' || c == '\n') break;
+    const bool blank = c == ' ' || c == '\t';
+    if (blank && (line.empty() || line.back() == ' ')) continue;
+    line += blank ? ' ' : c;
+  }
+  if (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
 }
 
 std::string format(const char* f, double x) {
@@ -77,8 +85,13 @@ BackendInfo MpiBackend::info() const {
     b.extra.emplace_back("Compute per step (ms)", format("%.4f (slowest rank)", 1e3 * compute));
     b.extra.emplace_back("Comm per step (ms)", format("%.4f (slowest rank)", 1e3 * comm));
     b.extra.emplace_back("Comm / compute", format("%.3f", comm / compute));
+    // Per step: a step that a rank missed was not shared by every rank. Summed over the ranks,
+    // the misses count a step once per rank that missed it, so S is a lower bound, exact at 2
+    // ranks (a step both missed would have trained nothing).
+    const CallsShared steps{steps_, std::max(0LL, steps_ - steps_missed_total_)};
     b.extra.emplace_back("Samples computed", shared_out(samples_total_, ranks_, "rank",
-                                                        samples_fewest_, samples_most_));
+                                                        samples_fewest_, samples_most_) +
+                                                 steps.out("rank"));
     b.extra.emplace_back("Ranks agree", ranks_agree_
                                             ? "yes (the same parameter CRC-32 on every rank)"
                                             : "NO: the ranks' parameters differ");
@@ -91,11 +104,10 @@ std::vector<float> MpiBackend::get_params() {
   // report collective. NPB reports the slowest rank's times; and the ranks must hold the same
   // bits.
   // Samples computed on this rank: each sample trained once, on one rank, is what makes the
-  // ranks share the work (the lab kit checks it: a rank that computes the whole batch shows).
+  // ranks share the work (the lab kit checks it: a rank that computes the whole batch shows);
+  // and the steps it missed (a whole batch on one rank, another each step, shows there).
   // The most and the fewest ride on the MAX below (max(-x) = -min(x), exact in a double).
-  long long samples = 0;
-  for (const Worker& w : workers_)
-    samples += w.samples;
+  const long long samples = samples_here();
   const LayerTimes mine = rank_times();
   double v[kFieldCount + 3];
   for (int i = 0; i < kFieldCount; ++i)
@@ -109,7 +121,10 @@ std::vector<float> MpiBackend::get_params() {
   slowest_compute_ = v[kFieldCount];
   samples_most_ = static_cast<long long>(v[kFieldCount + 1]);
   samples_fewest_ = -static_cast<long long>(v[kFieldCount + 2]);
-  MPI_Allreduce(&samples, &samples_total_, 1, MPI_LONG_LONG, MPI_SUM, comm_);
+  long long sums[2] = {samples, steps_missed_};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_LONG_LONG, MPI_SUM, comm_);
+  samples_total_ = sums[0];
+  steps_missed_total_ = sums[1];
   ranks_agree_ =
       first_disagreement({{"the parameters", std::to_string(param_crc32(params_))}}, comm_).empty();
   return params_;
@@ -144,12 +159,21 @@ void MpiBackend::begin_epoch(const std::vector<int32_t>& order) {
 }
 
 void MpiBackend::train_batch(int first, int count, float lr) {
+  const long long before = samples_here();
   const double t0 = MPI_Wtime();
   const double comm = strategy_ == MpiStrategy::kExact ? train_exact(first, count, lr)
                                                        : train_allreduce(first, count, lr);
   times_.comm += comm;
   compute_seconds_ += MPI_Wtime() - t0 - comm;
   ++steps_;
+  steps_missed_ += count >= ranks_ && samples_here() == before;
+}
+
+long long MpiBackend::samples_here() const {
+  long long samples = 0;
+  for (const Worker& w : workers_)
+    samples += w.samples;
+  return samples;
 }
 
 void MpiBackend::reserve_chunks(int n) {

@@ -63,6 +63,9 @@ class MpiBackend final : public Backend {
   double train_allreduce(int first, int count, float lr);  // allreduce.cpp
   double train_exact(int first, int count, float lr);      // exact.cpp; both return comm seconds
 
+  // The samples this rank's threads computed so far.
+  long long samples_here() const;
+
   // This rank's timers: the master thread's, plus the slowest thread's
   // (backend_openmp/workers.hpp).
   LayerTimes rank_times() const;
@@ -95,6 +98,9 @@ class MpiBackend final : public Backend {
   LayerTimes slowest_;
   double slowest_compute_ = 0;
   long long samples_total_ = 0, samples_fewest_ = 0, samples_most_ = 0;  // over the ranks
+  // The steps in which this rank computed no sample of a batch that had one for every rank;
+  // and, from get_params(), the sum over the ranks.
+  long long steps_missed_ = 0, steps_missed_total_ = 0;
   bool ranks_agree_ = true;
 };
 

@@ -32,6 +32,8 @@ void OpenMPBackend::train_chunks_in_parallel(int first, int count, float lr) {
       workers_[t].times = LayerTimes{};
   }
   double reduce_seconds = 0, update_seconds = 0;  // thread 0's, for --timing
+  for (int t = 0; t < team; ++t)  // to tell, after the batch, which threads trained a share
+    samples_before_[t] = workers_[t].samples;
 
   // LAB 1 BEGIN: the parallel region and the deterministic reduction
   // Run by every thread of the team.
@@ -73,6 +75,11 @@ void OpenMPBackend::train_chunks_in_parallel(int first, int count, float lr) {
     train_and_update();
   }
   // LAB 1 END
+
+  int sharers = 0;
+  for (int t = 0; t < team; ++t)
+    sharers += workers_[t].samples > samples_before_[t];
+  batch_calls_.end_call(sharers, team);
 
   for (int c = 0; c < n_chunks; ++c)
     loss_sum_ += chunks_[c].loss;

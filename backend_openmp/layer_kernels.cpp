@@ -19,23 +19,56 @@ LayerKernels::Tally& LayerKernels::my_tally() {
 
 void LayerKernels::c1_rows(const float* params, int begin, int end) {
   ref::c1_forward(params, act_.x, act_.z1, act_.a1, begin, end);
-  my_tally().rows += end - begin;
+  if (end <= begin) return;  // no share
+  Tally& t = my_tally();
+  t.rows += end - begin;
+  t.rows_sample = sample_;
 }
 
 void LayerKernels::c1_maps(float* grad, int begin, int end) {
   ref::c1_backward(act_.x, d1_, grad, begin, end);
-  my_tally().maps += end - begin;
+  if (end <= begin) return;
+  Tally& t = my_tally();
+  t.maps += end - begin;
+  t.maps_sample = sample_;
 }
 
-std::string LayerKernels::shared(long long Tally::*count) const {
+int LayerKernels::sharers(long long Tally::*sample) const {
+  int n = 0;
+  for (const Tally& t : tally_)
+    n += t.*sample == sample_;
+  return n;
+}
+
+CallsShared LayerKernels::calls(const CallsShared& ended, long long Tally::*sample,
+                                int items) const {
+  CallsShared all = ended;
+  if (sample_ >= 0) all.end_call(sharers(sample), std::min(threads_, items));
+  return all;
+}
+
+std::string LayerKernels::shared(long long Tally::*count, long long Tally::*sample,
+                                 const CallsShared& ended, int items) const {
   std::vector<long long> counts;
   for (const Tally& t : tally_)
     counts.push_back(t.*count);
-  return shared_out(counts, "thread");
+  return shared_out(counts, "thread") + calls(ended, sample, items).out("thread");
 }
 
-// 784 divisions: less work than waking the team, so one thread does it.
+std::string LayerKernels::c1_rows_shared() const {
+  return shared(&Tally::rows, &Tally::rows_sample, rows_calls_, ref::kC1Rows);
+}
+
+std::string LayerKernels::c1_maps_shared() const {
+  return shared(&Tally::maps, &Tally::maps_sample, maps_calls_, kC1Maps);
+}
+
+// 784 divisions: less work than waking the team, so one thread does it. A new sample: the
+// previous one's C1 calls are over, and counted (outside the regions, once a sample).
 void LayerKernels::load_input(const uint8_t* pixels) {
+  rows_calls_ = calls(rows_calls_, &Tally::rows_sample, ref::kC1Rows);
+  maps_calls_ = calls(maps_calls_, &Tally::maps_sample, kC1Maps);
+  ++sample_;
   ref::load_input(pixels, act_.x);
 }
 

@@ -22,6 +22,7 @@ OpenMPBackend::OpenMPBackend(const std::string& kernels, Strategy strategy, int 
     throw Error("--strategy layer: runs the ref kernels only, not --kernels " + kernels, 2);
   }
   workers_ = make_workers(kernels, threads);
+  samples_before_.resize(threads);
   if (strategy == Strategy::kLayer) {
     // One sample at a time: one chunk buffer, and worker 0's sample gradient as scratch.
     layer_kernels_ = std::make_unique<LayerKernels>(threads_);
@@ -37,13 +38,16 @@ BackendInfo OpenMPBackend::info() const {
   b.threads = threads_;
   b.threads_worked = most_working_;
   // How the work was shared among the threads (the lab kit checks it: a thread with nothing
-  // to do shows as "0 to"): the batch strategy's samples per thread of its largest team; the
-  // layer strategy's C1 rows and maps per thread (labs 1 and 2).
+  // to do shows as "0 to"), and in how many calls every thread had a share (a serial batch run by
+  // another thread each time sums like a shared one): the batch strategy's samples per thread of
+  // its largest team, per batch; the layer strategy's C1 rows and maps per thread, per sample
+  // (labs 1 and 2).
   if (strategy_ == Strategy::kBatch && most_working_ > 0) {
     std::vector<long long> samples;
     for (int t = 0; t < most_working_; ++t)
       samples.push_back(workers_[t].samples);
-    b.extra.emplace_back("Samples computed", shared_out(samples, "thread"));
+    b.extra.emplace_back("Samples computed",
+                         shared_out(samples, "thread") + batch_calls_.out("thread"));
   }
   if (strategy_ == Strategy::kLayer) {
     b.extra.emplace_back("C1 rows computed", layer_kernels_->c1_rows_shared());

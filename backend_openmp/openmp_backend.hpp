@@ -14,6 +14,7 @@
 
 #include "../common/backend.hpp"
 #include "../common/kernels.hpp"
+#include "../common/share.hpp"
 #include "chunks.hpp"
 #include "layer_kernels.hpp"
 #include "workers.hpp"
@@ -58,6 +59,8 @@ class OpenMPBackend final : public Backend {
   int threads_;
   int most_working_ = 0;         // the largest team a batch had (threads_ unless chunks were fewer)
   std::vector<Worker> workers_;  // one per thread; evaluate() uses them too
+  std::vector<long long> samples_before_;  // each worker's samples before the current batch
+  CallsShared batch_calls_;  // the batches every thread of the team trained a share of
   std::unique_ptr<LayerKernels> layer_kernels_;  // the layer strategy's parallel kernels
   std::vector<ChunkSum> chunks_;                 // grown to the largest batch's chunk count
   ParamVector params_{}, batch_grad_{};

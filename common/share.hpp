@@ -37,4 +37,22 @@ inline std::string shared_out(const std::vector<long long>& counts, const char* 
                     static_cast<int>(counts.size()), part, *fewest, *most);
 }
 
+// Evidence per call, not per run: a count summed over a whole run cannot
+// tell a loop shared in every call from a serial one that a different thread runs each call
+// (`omp single`). After each call, end_call says how many parts (threads, ranks) computed a
+// share of it and how many could have (no more parts than items); the summary adds
+// "; calls shared by every thread: S of C", which the lab kit reads.
+struct CallsShared {
+  long long calls = 0, shared = 0;
+
+  void end_call(int sharers, int could) {
+    ++calls;
+    shared += sharers >= could;
+  }
+  std::string out(const char* part) const {
+    return std::string("; calls shared by every ") + part + ": " + std::to_string(shared) + " of " +
+           std::to_string(calls);
+  }
+};
+
 }  // namespace lenet

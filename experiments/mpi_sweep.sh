@@ -26,7 +26,8 @@ and whether the final parameters are bit-identical to serial's.
   --exact            also sweep lenet-mpi --exact (bit-identical to serial)
   --eager-limit N    Open MPI's shared-memory eager limit in bytes (default: 16384, so that
                      the 9376-byte gradient goes in one eager message, not the rendezvous
-                     protocol that Open MPI uses above its default of 4096; 0: leave it)
+                     protocol that Open MPI uses above its default of 4096; 0: leave it;
+                     a build with another MPI leaves its own)
   --data DIR         MNIST-format data (default: data/fashion; bash run_scripts/get_data.sh)
   --repeats N        runs per point, at least 3; the report shows the median (default: 3)
   --epochs N         epochs per run (default: 1)
@@ -38,9 +39,9 @@ and whether the final parameters are bit-identical to serial's.
                      (default: results/mpi-YYYYmmdd-HHMMSS)
   -h, --help         this help
 
-Placement: while ranks x threads <= cores, each rank is bound to its own cores (mpirun
---bind-to core, or --map-by slot:PE=T for T threads); beyond that the point is run with
---oversubscribe --bind-to none and marked "oversubscribed" in the report: its ranks take
+Placement: while ranks x threads <= cores, each rank is bound to its own cores (through
+run_scripts/mpi_launch.sh --bind core or cores:T, in this build's launcher's flags); beyond
+that the point is run unbound and marked "oversubscribed" in the report: its ranks take
 turns on the cores, so it measures time-sharing, not scaling. On a machine busy with other
 work the timings are noisy: compare the ratios within one sweep, not across sweeps.
 EOF
@@ -81,7 +82,6 @@ while [[ $# -gt 0 ]]; do
 done
 
 [[ $repeats -ge 3 ]] || die "--repeats: at least 3, for a median that one slow run cannot move"
-command -v mpirun >/dev/null || die "mpirun not found (Debian: apt-get install openmpi-bin)"
 serial="${build_dir}/backend_serial/lenet-serial"
 mpi="${build_dir}/backend_mpi/lenet-mpi"
 require_built "$serial" "$mpi"
@@ -98,34 +98,30 @@ modes=("")
 if [[ $exact -eq 1 ]]; then modes+=(--exact); fi
 
 cores=$(nproc)
-# placement P: mpirun's placement flags for P ranks of $threads threads each (and the eager
-# limit, which is Open MPI's vader transport's).
-placement() {
-  local p=$1
-  if ((p * threads > cores)); then
-    printf '%s' "--oversubscribe --bind-to none"
-  elif ((threads > 1)); then
-    printf '%s' "--map-by slot:PE=$threads --bind-to core"
-  else
-    printf '%s' "--map-by core --bind-to core"
-  fi
-  if ((eager_limit > 0)); then printf ' %s' "--mca btl_vader_eager_limit $eager_limit"; fi
-  echo
-}
+# launch [--dry-run] -n P COMMAND...: starts P ranks of $threads threads each, bound to their
+# cores while they fit (run_scripts/mpi_launch.sh, which knows this build's launcher).
+bind=core
+((threads == 1)) || bind="cores:$threads"
+launch() { bash "$REPO_ROOT/run_scripts/mpi_launch.sh" "$build_dir" --bind "$bind" "$@"; }
+family=$(bash "$REPO_ROOT/run_scripts/mpi_launch.sh" "$build_dir" --family) || exit 2
+# The eager limit is a parameter of Open MPI's shared-memory transport (vader).
+if [[ $family == openmpi ]] && ((eager_limit > 0)); then
+  export OMPI_MCA_btl_vader_eager_limit=$eager_limit
+elif ((eager_limit > 0)); then
+  say "--eager-limit is Open MPI's; this build's MPI ($family) keeps its own"
+fi
 
 open_out mpi
-
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 common=(--data "$data_dir" --epochs "$epochs" --kernels "$kernels" --quiet --csv "$csv")
 if [[ "$train_limit" -gt 0 ]]; then common+=(--train-limit "$train_limit"); fi
 
 say "data $data_dir, epochs $epochs, repeats $repeats, batches $batches, kernels $kernels"
-say "ranks ${rank_list[*]} x $threads thread(s) on $cores cores; $(mpirun --version | head -1)"
+say "ranks ${rank_list[*]} x $threads thread(s) on $cores cores; $family's launcher"
 for p in "${rank_list[@]}"; do
   if ((p * threads > cores)); then
     say "warning: $p ranks x $threads threads > $cores cores: oversubscribed (time-sharing)"
   fi
-  say "  $p ranks: mpirun -np $p $(placement "$p")"
+  say "  $p ranks: $(launch --dry-run -n "$p" "$mpi")${OMPI_MCA_btl_vader_eager_limit:+ (OMPI_MCA_btl_vader_eager_limit=$eager_limit)}"
 done
 say "$(load_note)"
 say "writing $out_dir/"
@@ -143,10 +139,8 @@ for ((r = 1; r <= repeats; ++r)); do
           say "  skipping $p ranks at B=$b: a batch needs at least one sample per rank"
           continue
         fi
-        # shellcheck disable=SC2046  # placement's words are separate flags
         run "mpi ${mode:---allreduce} $kernels B=$b P=$p T=$threads" \
-          mpirun -np "$p" $(placement "$p") "$mpi" "${common[@]}" "${step[@]}" \
-          --threads "$threads" $mode
+          launch -n "$p" "$mpi" "${common[@]}" "${step[@]}" --threads "$threads" $mode
       done
     done
   done

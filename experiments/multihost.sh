@@ -169,7 +169,11 @@ if [[ $cleanup_only -eq 1 ]]; then
 fi
 
 command -v unshare >/dev/null || skip "no 'unshare' command (Debian: apt-get install util-linux)"
-command -v mpirun >/dev/null || skip "mpirun not found (Debian: apt-get install openmpi-bin)"
+# The hosts are wired up through Open MPI's rsh agent and MCA parameters: Open MPI only.
+family=$(bash "$REPO_ROOT/run_scripts/mpi_launch.sh" "$build_dir" --family 2>&1) || skip "${family#*error: }"
+[[ $family == openmpi ]] ||
+  skip "the hosts are started by Open MPI's mpirun (rsh agent, --mca); $build_dir's MPI is $family"
+mpirun=$(bash "$REPO_ROOT/run_scripts/mpi_launch.sh" "$build_dir" --launcher)
 if [[ -n $latency ]]; then
   command -v python3 >/dev/null || skip "--latency needs python3 (Debian: apt-get install python3)"
   [[ -c /dev/net/tun ]] || skip "--latency needs TUN devices (/dev/net/tun; modprobe tun)"
@@ -356,7 +360,7 @@ mca=(
   --mca mpi_yield_when_idle 1            # a waiting rank lets the kernel's network work run
   --mca orte_tmpdir_base "$run_dir"      # session files in the work folder, gone at teardown
 )
-launch=(mpirun --hostfile "$hostfile" -np "$ranks" --bind-to none "${mca[@]}")
+launch=("$mpirun" --hostfile "$hostfile" -np "$ranks" --bind-to none "${mca[@]}")
 mpi_flags=("${lenet_flags[@]}")
 # The check reads each run's parameter CRC-32 from its CSV row (param_crc32): the --csv FILE of
 # the flags, else one of its own.

@@ -278,10 +278,10 @@ if [[ $shapes -eq 1 ]]; then
     loop_from="$calibration"
   else
     pingpong="${build_dir}/backend_mpi/lenet-mpi-pingpong"
-    command -v mpirun >/dev/null && [[ -x $pingpong ]] ||
-      die "--shapes needs the intra-node link: a --calibration file with one, or mpirun and $pingpong"
+    [[ -x $pingpong ]] ||
+      die "--shapes needs the intra-node link: a --calibration file with one, or $pingpong"
     say "measuring this machine's intra-node link (lenet-mpi-pingpong, 2 ranks)"
-    timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$pingpong" --seconds 0.05 \
+    timeout 120 bash "$LIB_ROOT/run_scripts/mpi_launch.sh" "$build_dir" -n 2 "$pingpong" --seconds 0.05 \
       >"$out/intra.txt" 2>&1 || die "lenet-mpi-pingpong failed (log: $out/intra.txt)"
     loop_alpha=$(sed -n 's/^alpha_us = //p' "$out/intra.txt")
     loop_beta=$(sed -n 's/^beta_MBps = //p' "$out/intra.txt")

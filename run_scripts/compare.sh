@@ -57,7 +57,6 @@ mkdir -p "$out/checkpoints"
 runs="$out/runs.csv" timing="$out/timing.csv" log="$out/log.txt"
 : >"$log"
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMP_PLACES=cores OMP_PROC_BIND=close
 cores=$(nproc)
 say "$data, $epochs epoch(s), batches $batches, $repeats repeats, up to $max_threads threads / $max_ranks ranks -> $out"
@@ -65,7 +64,7 @@ say "OMP_PLACES=$OMP_PLACES OMP_PROC_BIND=$OMP_PROC_BIND; $(load_note)"
 
 # estimate RUNS: the expected duration, from the default comparison measured on the 2-core
 # machine of docs/results.md (272 runs in 151 s): a run costs 0.29 s (start, data, test set,
-# mpirun) and 0.27 s of training on average there, the training in proportion to the images
+# MPI launcher) and 0.27 s of training on average there, the training in proportion to the images
 # trained (data set x epochs) against that run's 7,996.
 estimate() {
   local file images
@@ -122,7 +121,7 @@ IFS=',' read -ra batch_list <<<"$batches"
 
 # every_point: each batch's reference runs and points, in order.
 every_point() {
-  local B lr t s n p mode name place
+  local B lr t s n p mode name
   for B in "${batch_list[@]}"; do
     lr=$(lr_for "$B")
     common=(--data "$data" --epochs "$epochs" --batch "$B" --lr "$lr")
@@ -156,20 +155,19 @@ every_point() {
       done
     fi
     mpi="$bin/backend_mpi/lenet-mpi"
-    if [[ -x $mpi ]] && command -v mpirun >/dev/null; then
+    if [[ -x $mpi ]]; then
       for t in $(kernels_of "$mpi" | tr , ' '); do
         for mode in "" --exact; do
           for ((p = 1; p <= max_ranks; p *= 2)); do
             [[ $p -gt $B ]] && continue  # a batch needs at least one sample per rank
-            # Each rank on a core of its own while they fit. Without the OpenMP placement: with
-            # OMP_PROC_BIND set, every rank would pin its thread to the first core (the same one).
-            place=(--map-by core --bind-to core)
-            [[ $p -gt $cores ]] && place=(--oversubscribe --bind-to none)
+            # Each rank on a core of its own while they fit (--bind core). Without the OpenMP
+            # placement: with OMP_PROC_BIND set, every rank would pin its thread to the first
+            # core (the same one).
             name=allreduce # the report's names of the two strategies
             [[ -z $mode ]] || name=exact
             point "mpi $name $t, $p ranks" env -u OMP_PLACES -u OMP_PROC_BIND \
-              mpirun -np "$p" "${place[@]}" "$mpi" "${common[@]}" --verify "$(ck "$t")" --kernels "$t" \
-              $mode ${mode:+--identical}
+              bash "$root/run_scripts/mpi_launch.sh" "$bin" --bind core -n "$p" "$mpi" "${common[@]}" \
+              --verify "$(ck "$t")" --kernels "$t" $mode ${mode:+--identical}
           done
         done
       done

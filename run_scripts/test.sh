@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: the set-up (packages, build, data), then the whole test suite through
 # CTest. It builds everything, lenet-cuda included wherever nvcc is found, GPU or not. Tests that
-# need a GPU or mpirun and cannot get one report SKIPPED.
+# need a GPU or an MPI launcher and cannot get one report SKIPPED.
 #
 # Usage: run_scripts/test.sh [--cxx COMPILER] [--build DIR] [--cuda auto|gpu|on|off]
 #                            [CTEST_ARGS...]
@@ -27,7 +27,5 @@ done
 [[ -n $build_dir ]] || build_dir=$(build_dir_for "$root" "$cxx")
 bash "$root/run_scripts/setup.sh" --for test --build "$build_dir" ${cxx:+--cxx "$cxx"} "${setup[@]}"
 bash "$root/run_scripts/get_data.sh"
-# Open MPI refuses to run as root unless told; the MPI tests launch 2 ranks on any core count.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cd "$build_dir"
 ctest --output-on-failure --no-tests=error -j "$(nproc)" "$@"

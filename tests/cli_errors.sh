@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs an executable with bad flags and bad files; each must exit non-zero with exactly one line
 # on stderr that names the flag or file. Usage: cli_errors.sh EXECUTABLE DATA_DIR [LAUNCHER...]
-# (LAUNCHER, e.g. "mpirun -np 2 ...", is put in front of the executable.)
+# (LAUNCHER, e.g. "bash run_scripts/mpi_launch.sh build -n 2", is put in front of the executable.)
 set -u
 exe=$1 data=$2
 shift 2

@@ -1,10 +1,11 @@
 # The MPI backend's tests (included by tests/CMakeLists.txt when lenet_mpi is built). Every test
-# runs on 2 ranks under mpirun through mpi_run.sh, which reports SKIPPED (77) without mpirun.
+# starts its ranks through run_scripts/mpi_launch.sh (${LENET_MPI_LAUNCH}), under mpi_run.sh,
+# which reports SKIPPED (77) where the build's launcher is missing.
 add_executable(lenet_mpi_tests test_mpi.cpp test_mpi_main.cpp)
 target_link_libraries(lenet_mpi_tests PRIVATE lenet_mpi lenet_serial lenet_test_support)
 
 set(_mpi_tests "")
-# One CTest entry per mode (its Catch2 tag) and rank count, each one mpirun: a failure names the
+# One CTest entry per mode (its Catch2 tag) and rank count, each one launch: a failure names the
 # mode that has it. --exact claims any rank count: 3 and 4 ranks (oversubscribed on 2 cores),
 # where the tests' batches of 7 and 32 do not divide evenly and the last batch of 128 images at
 # B = 7 (2 samples) is smaller than the rank count; the PyTorch vectors run at 2 ranks only.
@@ -15,41 +16,36 @@ foreach(ranks 2 3 4)
       set(_spec "[${mode}]~[vectors]")
     endif()
     add_test(NAME "mpi: [${mode}] on ${ranks} ranks"
-      COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
-              mpirun -np ${ranks} --oversubscribe --bind-to none
-              $<TARGET_FILE:lenet_mpi_tests> "${_spec}")
+      COMMAND ${_mpi_run} ${LENET_MPI_LAUNCH} -n ${ranks} $<TARGET_FILE:lenet_mpi_tests> "${_spec}")
     list(APPEND _mpi_tests "mpi: [${mode}] on ${ranks} ranks")
   endforeach()
 endforeach()
 
-# The command line's errors through the real executable, as for lenet-serial (-q: mpirun adds
-# no text of its own to the one error line). After a non-zero exit Open MPI 4.1's mpirun waits 1
-# to 2 s for the ranks (odls_base_sigkill_timeout, 1 s) though they have already exited: 0 here
-# makes the 35 failing runs take 13 s instead of a minute.
+# The command line's errors through the real executable, as for lenet-serial (--quiet: the
+# launcher adds no text of its own to the one error line, and ends the job at once: with Open
+# MPI 4.1 that makes the 35 failing runs take 13 s instead of a minute).
 add_test(NAME "cli: lenet-mpi rejects bad input (2 ranks)"
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
-          bash ${CMAKE_CURRENT_SOURCE_DIR}/cli_errors.sh $<TARGET_FILE:lenet-mpi>
-          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data mpirun -q -np 2 --oversubscribe --bind-to none
-          --mca odls_base_sigkill_timeout 0)
+  COMMAND ${_mpi_run} bash ${CMAKE_CURRENT_SOURCE_DIR}/cli_errors.sh $<TARGET_FILE:lenet-mpi>
+          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data ${LENET_MPI_LAUNCH} --quiet -n 2)
 add_test(NAME "mpi: a failing rank stops every rank"
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
-          bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_errors.sh $<TARGET_FILE:lenet-mpi>
-          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
+  COMMAND ${_mpi_run} bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_errors.sh $<TARGET_FILE:lenet-mpi>
+          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data
+          ${LENET_MPI_LAUNCH})
 add_test(NAME "mpi: ranks given different options all stop"
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
-          bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_disagree.sh $<TARGET_FILE:lenet-mpi>
-          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
+  COMMAND ${_mpi_run} bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_disagree.sh $<TARGET_FILE:lenet-mpi>
+          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data
+          ${LENET_MPI_LAUNCH})
 add_test(NAME "mpi: lenet-mpi-pingpong measures the link"
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
-          bash ${CMAKE_CURRENT_SOURCE_DIR}/pingpong_test.sh $<TARGET_FILE:lenet-mpi-pingpong>)
+  COMMAND ${_mpi_run} bash ${CMAKE_CURRENT_SOURCE_DIR}/pingpong_test.sh $<TARGET_FILE:lenet-mpi-pingpong>
+          ${LENET_MPI_LAUNCH})
 add_test(NAME "mpi: 4 ranks of one node read the data once"
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
-          bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_data_once.sh $<TARGET_FILE:lenet-mpi>
-          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
+  COMMAND ${_mpi_run} bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_data_once.sh $<TARGET_FILE:lenet-mpi>
+          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data
+          ${LENET_MPI_LAUNCH})
 add_test(NAME "mpi: 4 ranks of one node hold one copy of the images"
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh
-          bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_data_shared.sh $<TARGET_FILE:lenet-mpi>
-          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data)
+  COMMAND ${_mpi_run} bash ${CMAKE_CURRENT_SOURCE_DIR}/mpi_data_shared.sh $<TARGET_FILE:lenet-mpi>
+          ${CMAKE_CURRENT_SOURCE_DIR}/vectors/data
+          ${LENET_MPI_LAUNCH})
 list(APPEND _mpi_tests "mpi: 4 ranks of one node read the data once"
   "mpi: 4 ranks of one node hold one copy of the images"
   "cli: lenet-mpi rejects bad input (2 ranks)"

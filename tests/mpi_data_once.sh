@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # lenet-mpi on 4 ranks of one node reads the data set once (tests/mpi.cmake): strace follows
-# every process mpirun starts and logs each file they open; the training and test images must
+# every process the launcher starts and logs each file they open; the training and test images must
 # each be opened once, by one rank, and the summary must say "1 of 4 ranks". Before the node's
 # ranks shared one read (issue 30), each file was opened 4 times. SKIPPED without strace.
-# Usage: mpi_data_once.sh LENET_MPI DATA_DIR
+# Usage: mpi_data_once.sh LENET_MPI DATA_DIR LAUNCH...   (LAUNCH: run_scripts/mpi_launch.sh BUILD_DIR)
 set -u
 exe=$1 data=$2
+shift 2
+launch=("$@")
 command -v strace >/dev/null || { echo "SKIPPED: strace not found (apt-get install strace)"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-if ! timeout 60 strace -f -qq -e trace=openat -o "$tmp/opens" mpirun -np 4 --oversubscribe \
-  --bind-to none "$exe" --data "$data" --quiet >"$tmp/out" 2>&1; then
+if ! timeout 60 strace -f -qq -e trace=openat -o "$tmp/opens" "${launch[@]}" -n 4 "$exe" \
+  --data "$data" --quiet >"$tmp/out" 2>&1; then
   tail -n 5 "$tmp/out"
   echo "FAILED: lenet-mpi on 4 ranks under strace"
   exit 1

@@ -7,12 +7,15 @@
 # 3 D more than the first: one copy per node needs about 2 D at its peak (the reader's copy
 # as it reads, and the window it copies it into), four private copies 4 D. The data files are
 # read once before the runs, so that the page cache charges them to no job.
-# Usage: mpi_data_shared.sh LENET_MPI SMALL_DATA_DIR
+# Usage: mpi_data_shared.sh LENET_MPI SMALL_DATA_DIR LAUNCH...
+#   (LAUNCH: run_scripts/mpi_launch.sh BUILD_DIR)
 # SKIPPED: not root, no memory cgroup that can be made (v1 memory.max_usage_in_bytes, v2
 # memory.peak), or too little room in /dev/shm for the window (lenet-mpi then gives every rank
 # a copy, and says so).
 set -u
 exe=$1 small=$2
+shift 2
+launch=("$@")
 skip() { echo "SKIPPED: $*"; exit 77; }
 [[ $(id -u) -eq 0 ]] || skip "a memory cgroup of its own needs root"
 if [[ -f /sys/fs/cgroup/memory/memory.max_usage_in_bytes ]]; then
@@ -49,9 +52,9 @@ cat "$tmp"/big/* "$small"/* >/dev/null
 # peak DATA_DIR: the job's peak memory in bytes, in a fresh cgroup.
 peak() {
   mkdir "$group" || { echo "FAIL: cannot make the cgroup $group"; exit 1; }
-  # The subshell moves itself into the cgroup, then becomes mpirun: the job and only the job.
+  # The subshell moves itself into the cgroup, then becomes the launcher: the job and only the job.
   if ! (echo "$BASHPID" >"$group/cgroup.procs" &&
-    exec timeout 45 mpirun -np 4 --oversubscribe --bind-to none "$exe" --data "$1" \
+    exec timeout 45 "${launch[@]}" -n 4 "$exe" --data "$1" \
       --train-limit 64 --test-limit 32 --epochs 1 --quiet >"$tmp/out" 2>&1); then
     tail -n 5 "$tmp/out"
     echo "FAIL: lenet-mpi on 4 ranks with --data $1"

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Ranks given different options (here by an MPMD launch, rank 0's command line : rank 1's) must
-# all stop at start-up: mpirun exits non-zero (1, rank 0's exit code), stderr holds exactly one
+# all stop at start-up: the launcher exits non-zero (1, rank 0's exit code), stderr holds exactly one
 # line that names the option and both values, and no MPI error. Before the check, different
 # --batch ended in MPI_ERR_TRUNCATE (exit 15), different --epochs hung and different --lr
 # trained apart and exited 0. Seconds are printed, not checked (a busy machine is slow); a hang
 # is caught by `timeout`.
-# Usage: mpi_disagree.sh LENET_MPI DATA_DIR
+# Usage: mpi_disagree.sh LENET_MPI DATA_DIR LAUNCH...   (LAUNCH: run_scripts/mpi_launch.sh BUILD_DIR)
 set -u
 exe=$1 data=$2
-# -q: only the program's own line. odls_base_sigkill_timeout 0: after a rank exits non-zero,
-# mpirun ends the job at once instead of waiting 1 to 2 s (tests/mpi.cmake says more).
-mpirun=(mpirun -q --oversubscribe --bind-to none --mca odls_base_sigkill_timeout 0)
+shift 2
+# --quiet: only the program's own line, and the job ends as soon as a rank exits non-zero.
+launch=("$@" --quiet)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -20,8 +20,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"  # report
 disagree() {
   local flag=$1 a=$2 b=$3 start=$SECONDS code lines
   local want="the ranks disagree on $flag: $a on rank 0, $b on rank 1"
-  timeout 60 "${mpirun[@]}" -np 1 "$exe" --data "$data" --quiet "$flag" "$a" \
-    : -np 1 "$exe" --data "$data" --quiet "$flag" "$b" >"$tmp/out" 2>"$tmp/err"
+  timeout 60 "${launch[@]}" -n 1 "$exe" --data "$data" --quiet "$flag" "$a" \
+    : -n 1 "$exe" --data "$data" --quiet "$flag" "$b" >"$tmp/out" 2>"$tmp/err"
   code=$?
   lines=$(grep -c . "$tmp/err")
   if [[ $code -eq 0 || $code -eq 124 || $lines -ne 1 ]] || ! grep -qF -- "$want" "$tmp/err" ||

@@ -5,10 +5,10 @@
 # cannot beat 1.25 MB/s. Both are bounds a busy machine cannot break (load only adds time), so
 # they fail only when the switch does not delay or does not limit. The switch's own account must
 # show the traffic. Bad --latency and --bandwidth values must stop it with one line, exit 2.
-# Usage: multihost_wire_test.sh MULTIHOST_TEST_SH MULTIHOST_SH PINGPONG
+# Usage: multihost_wire_test.sh MULTIHOST_TEST_SH MULTIHOST_SH BUILD_DIR PINGPONG
 # (SKIPPED through multihost.sh where namespaces or TUN devices cannot be made.)
 set -uo pipefail
-wrapper=$1 multihost=$2 pingpong=$3
+wrapper=$1 multihost=$2 build=$3 pingpong=$4
 fail() { echo "FAIL: $*"; exit 1; }
 
 # Each case: the flag at fault, then the flags.
@@ -24,7 +24,7 @@ for case in "--latency --latency 1s" "--bandwidth --latency 1ms --bandwidth 10mb
 done
 
 out=$(bash "$wrapper" "$multihost" --hosts 2 --latency 2ms --bandwidth 10mbit --no-check \
-  --mpi "$pingpong" -- --seconds 0.5 2>&1)
+  --build "$build" --mpi "$pingpong" -- --seconds 0.5 2>&1)
 status=$?
 echo "$out"
 [[ $status -eq 77 ]] && exit 77

@@ -35,8 +35,9 @@ pid=$!
 # ends a hung run); the file appears only once complete (written aside, then renamed).
 while [[ ! -f $tmp/ck ]] && kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
 [[ -f $tmp/ck ]] || fail "the run ended without writing a checkpoint"
-# SIGKILL to every process of the run at once (mpirun and each rank: their command lines hold
-# this test's private path); a rank that outlived mpirun could write another checkpoint.
+# SIGKILL to every process of the run at once (the MPI launcher and each rank: their command
+# lines hold this test's private path); a rank that outlived the launcher could write another
+# checkpoint.
 pkill -KILL -f -- "$tmp/ck"
 wait "$pid" 2>/dev/null
 echo "killed the run after its first checkpoint"

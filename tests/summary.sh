@@ -2,7 +2,7 @@
 # The summary block says what happened, through a real executable:
 #   - `--quiet --timing` prints the summary block and nothing else;
 #   - lenet-mpi's block has the per-step compute and communication lines and "Ranks agree"
-#     (docs/strategies.md), read from a real mpirun run;
+#     (docs/strategies.md), read from a real run on ranks;
 #   - lenet-openmp says how many threads had work, warns when threads exceed the cores or the
 #     batch's chunks, and says when --strategy layer takes the ref kernels.
 # Usage: summary.sh EXECUTABLE DATA_DIR [LAUNCHER...]
@@ -30,6 +30,10 @@ if [[ $(basename "$exe") == lenet-mpi ]]; then
     [[ -n $line ]] && ok "lenet-mpi: $line" || fail "lenet-mpi: no '$key' line in the summary"
   done
   grep -q "Ranks agree .*= yes" "$tmp/out" || fail "lenet-mpi: the ranks do not agree"
+  # One clean line naming the library (MPICH's version string holds a tab).
+  library=$(grep -F " MPI library " "$tmp/out")
+  [[ $library =~ "= "[^[:space:]].*[^[:space:]]$ && $library != *$'\t'* ]] &&
+    ok "lenet-mpi: $library" || fail "lenet-mpi: the MPI library line is '$library'"
 fi
 
 if [[ $(basename "$exe") == lenet-openmp ]]; then

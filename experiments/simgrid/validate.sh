@@ -96,10 +96,9 @@ while read -r link rate burst alpha beta batch tsample measured; do
 done <<<"$sweep_rows"
 
 mpi_exe="${build_dir}/backend_mpi/lenet-mpi"
-if command -v mpirun >/dev/null && [[ -x $mpi_exe ]]; then
+if [[ -x $mpi_exe ]]; then
   say "validation 2/3: this machine, 2 ranks over shared memory: measuring (3 batch sizes x 3 repeats, seconds)"
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  mpirun=(mpirun -np 2 --oversubscribe --bind-to none)
+  mpirun=(bash "$LIB_ROOT/run_scripts/mpi_launch.sh" "$build_dir" -n 2)
   link=$("${mpirun[@]}" "${build_dir}/backend_mpi/lenet-mpi-pingpong" --seconds 0.5)
   alpha=$(sed -n 's/^alpha_us = //p' <<<"$link")
   beta=$(sed -n 's/^beta_MBps = //p' <<<"$link")
@@ -117,7 +116,7 @@ if command -v mpirun >/dev/null && [[ -x $mpi_exe ]]; then
     echo "local,shared-memory,$batch,$tsample,$measured,$alpha,$beta,$predicted,$(residual "$measured" "$predicted"),,,," >>"$vcsv"
   done
 else
-  say "validation 2/3 skipped: no mpirun or no $mpi_exe"
+  say "validation 2/3 skipped: no $mpi_exe"
 fi
 
 "$py" - "$vcsv" "$out/validation.md" <<'EOF'
@@ -163,9 +162,10 @@ live_batch=48 live_images=960  # 16 to 24 samples per rank per step, 20 steps
 live_run=(--data "$data" --train-limit "$live_images" --test-limit 100 --batch "$live_batch"
           --lr "$(lr_for "$live_batch")")
 pingpong="${build_dir}/backend_mpi/lenet-mpi-pingpong"
-if [[ $(id -u) -ne 0 ]] || ! command -v mpirun >/dev/null || [[ ! -x $mpi_exe ]] ||
+if [[ $(id -u) -ne 0 ]] || [[ ! -x $mpi_exe ]] ||
+  [[ $(bash "$LIB_ROOT/run_scripts/mpi_launch.sh" "$build_dir" --family 2>/dev/null) != openmpi ]] ||
   [[ ! -c /dev/net/tun ]]; then
-  say "validation 3/3 skipped: the live points need root (network namespaces), mpirun," \
+  say "validation 3/3 skipped: the live points need root (network namespaces), Open MPI," \
     "$mpi_exe and TUN devices (/dev/net/tun, for multihost.sh --latency)"
 else
   say "validation 3/3: live, ${host_list[*]} namespace hosts, links of $live_latency and $live_rate:" \

@@ -26,6 +26,11 @@ from . import build, machine, procs, regions, submission, tree
 from .manifest import KIT, checks_for
 
 ROOT = os.path.dirname(KIT)  # the tree this kit belongs to: the instructor's, or a starter
+# Performance points need at least this fraction of the calls that the reference shares among
+# all its threads to be shared by all of yours too. Not all: with schedule(dynamic), or a thread
+# that wakes late, one thread may now and then take a whole call, and the clock scores that
+# loss; a serial call that turns among the threads (`single`) shares none.
+MIN_SHARED_CALLS = 0.9
 
 
 def last_csv_row(path):
@@ -191,7 +196,10 @@ class Grading:
     def expand(self, cmd, **extra):
         values = dict(bin=getattr(self, "bin", ""), ref=self.ref_bin,
                       vectors=os.path.join(self.cache.src, "tests", "vectors", "data"),
-                      digits=self.digits)
+                      digits=self.digits,
+                      # MPI ranks start as the build's MPI wants: bash {mpi_launch} {build} -n P
+                      mpi_launch=os.path.join(ROOT, "run_scripts", "mpi_launch.sh"),
+                      build=self.cache.build)
         values.update(extra)
         out = []
         for token in cmd:
@@ -266,12 +274,17 @@ class Grading:
                      f"{line or 'exit %d: %s' % (r.rc, r.last_line()[:200])}")
 
     @staticmethod
-    def shared(output, key, part="thread"):
-        """(total, parts, fewest, most) from the summary's 'KEY = N on P parts (A to B a part)'
-        line (part: thread or rank), or None without one."""
-        m = re.search(re.escape(key) + rf"\s*=\s*(\d+) on (\d+) {part}s? \((\d+) to (\d+) a "
-                      rf"{part}\)", output)
-        return tuple(int(x) for x in m.groups()) if m else None
+    def shared(output, key):
+        """(total, parts, fewest, most, shared calls, calls, part) from the summary's 'KEY = N on
+        P parts (A to B a part); calls shared by every part: S of C' line (part: thread or rank;
+        S and C None where the line has no calls), or None without one."""
+        m = re.search(re.escape(key) + r"\s*=\s*(\d+) on (\d+) (thread|rank)s? \((\d+) to (\d+) "
+                      r"a \3\)(?:; calls shared by every \3: (\d+) of (\d+))?", output)
+        if not m:
+            return None
+        total, parts, part, fewest, most, shared, calls = m.groups()
+        return tuple(None if x is None else int(x)
+                     for x in (total, parts, fewest, most, shared, calls)) + (part,)
 
     def check_slices(self, check):
         spec = check.spec
@@ -280,11 +293,11 @@ class Grading:
                               timeout=self.limit(ref.seconds))
         if r.timed_out:
             return self.timed_out(check, r)
-        samples = self.shared(r.output, "Samples computed", "rank")
+        samples = self.shared(r.output, "Samples computed")
         if row is None or samples is None:
             return check.failed(f"expected a run that ends with its summary, got exit {r.rc}: "
                                 f"{r.last_line()[:200]}")
-        total, ranks, low, high = samples
+        total, ranks, low, high = samples[:4]
         trained = int(row["train_images"]) * int(row["epochs"])
         if total == trained and low > 0:
             return check.passed(f"{trained} samples trained, each computed once: {low} to "
@@ -315,13 +328,14 @@ class Grading:
         try:
             for case in ElementTree.parse(junit).getroot().iter("testcase"):
                 failure, skipped = case.find("failure"), case.find("skipped")
-                out = case.findtext("system-out") or ""
+                out = procs.plain(case.findtext("system-out") or "")
                 if case.get("status") == "run" and failure is None:
                     results.append((case.get("name"), "passed", "", out))
                 elif case.get("status") == "notrun" or skipped is not None:
                     results.append((case.get("name"), "skipped", "", out))
                 else:
-                    message = failure.get("message", "") if failure is not None else ""
+                    message = procs.plain(failure.get("message", "")) if failure is not None \
+                        else ""
                     kind = "timeout" if "Timeout" in message else "failed"
                     results.append((case.get("name"), kind, message, out))
         except (OSError, ElementTree.ParseError):
@@ -354,14 +368,20 @@ class Grading:
 
     @staticmethod
     def failure(output):
-        """One line from a failed Catch2 test's output: what it checked, and what it got."""
+        """One line from a failed Catch2 test's output (plain text): the check that failed
+        first, then what it got: "CHECK( a == b ) got: 1 == 2 (tests/x.cpp:12)"."""
         lines = [l.strip() for l in output.split("\n")]
         for i, line in enumerate(lines):
-            if "FAILED" in line or line.startswith("FAILED:"):
-                what = [l for l in lines[i + 1:i + 8] if l and not l.startswith("===")]
-                joined = " ".join(what)
-                joined = joined.replace("with expansion:", "got:")
-                return joined[:400]
+            if line.endswith("FAILED:"):
+                what = []
+                for l in lines[i + 1:i + 12]:
+                    if re.fullmatch(r"[-=.]{10,}", l) or l.endswith("FAILED:"):
+                        break  # the next test case, or the next failure
+                    if l:
+                        what.append(l)
+                where = line[:-len("FAILED:")].strip().rstrip(":")
+                joined = " ".join(what).replace("with expansion:", "got:")
+                return (joined + (f" ({os.path.basename(where)})" if where else ""))[:400]
         for line in lines:
             if "error" in line.lower() or "expected" in line.lower():
                 return line[:400]
@@ -416,22 +436,31 @@ class Grading:
         return (self.metric(row) if row else None), r
 
     def no_sharing(self, key, output, reference_output):
-        """Why the summary's KEY line shows no sharing among the threads, or None when every
-        thread had a part of the same total as the reference's."""
+        """Why the summary's KEY line shows no sharing among the threads (ranks), or None when
+        every one had a part of the same total as the reference's, and a share of (nearly) every
+        call that the reference shares (of every call, without a reference)."""
         got = self.shared(output, key)
         if got is None:
             return f"the run's summary has no '{key}' line"
-        total, threads, fewest, _ = got
+        total, parts, fewest, most, shared, calls, part = got
         want = self.shared(reference_output or "", key)
         if total == 0:
             return (f"{key} = 0: the work did not go through the helpers the handout names, so "
-                    f"nothing shows how the threads shared it")
+                    f"nothing shows how the {part}s shared it")
         if want and total != want[0]:
             return (f"{key} = {total} where the reference computes {want[0]}: some of the work "
                     f"was done twice, or not through the handout's helpers")
         if fewest == 0:
-            return (f"one of the {threads} threads computed nothing ({key} = {total} on "
-                    f"{threads} threads, {fewest} to {got[3]} a thread)")
+            return (f"one of the {parts} {part}s computed nothing ({key} = {total} on "
+                    f"{parts} {part}s, {fewest} to {most} a {part})")
+        # Per call: a serial call that another thread runs each time sums like a shared one.
+        possible = want[4] if want else calls
+        if possible is not None and (shared or 0) < MIN_SHARED_CALLS * possible:
+            return (f"{key}: only {shared or 0} of {calls or 0} calls were shared by every "
+                    f"{part}" + (f" (the reference: {want[4]} of {want[5]})" if want else "") +
+                    f": in the rest one {part} did the whole call alone, whichever {part} it "
+                    f"was" + (" (`single`, `critical` or `masked` around the work, or a region "
+                              "skipped?)" if part == "thread" else ""))
         return None
 
     def measure_performance(self):
@@ -494,9 +523,9 @@ class Grading:
         own = best["one"] / best["parallel"]
         state.update(status="measured", runs=runs, best=best, medians=med, speedup=own,
                      others_busy=others, what=perf["what"], unit=perf["unit"])
-        # Where the program says how its threads shared the work, a thread that did none is
-        # no parallelism, whatever the clock says.
-        for key in perf.get("threads_evidence", []):
+        # Where the program says how its threads (ranks) shared the work, one that did none,
+        # or calls done whole by one, are no parallelism, whatever the clock says.
+        for key in perf.get("evidence", []):
             why = self.no_sharing(key, outputs["parallel"], outputs.get("reference"))
             if why:
                 state["note"] = f"no parallelism: {why}, so no performance points"

@@ -14,8 +14,18 @@ import subprocess
 import time
 import uuid
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+# What a terminal's program writes besides text, which no report may hold: colour codes
+# (ESC [ ... m, Catch2's), also as CTest's JUnit file writes them (ESC becomes the marker
+# [NON-XML-CHAR-0x1B], the rest stays), any other such marker, and control characters.
+CONTROL = re.compile(r"(?:\x1b|\[NON-XML-CHAR-0x1B\])\[[0-9;?]*[A-Za-z]"
+                     r"|\[NON-XML-CHAR-0x[0-9A-Fa-f]+\]|[\x00-\x08\x0b-\x1f\x7f]")
 OUTPUT_LIMIT = 64 << 20  # bytes a run may write to a file (its output included)
+
+
+def plain(text):
+    """text without colour codes, CTest's NON-XML-CHAR markers and control characters (the
+    one place the kit cleans what programs write, for every report and the log)."""
+    return CONTROL.sub("", text)
 
 
 def as_root():
@@ -149,7 +159,7 @@ def run(cmd, *, timeout, cwd=None, env=None, untrusted=False, log=None):
         out.seek(max(0, size - 200_000))
         text = out.read().decode("utf-8", "replace")
     os.remove(out_path)
-    text = ANSI.sub("", text)
+    text = plain(text)
     if log is not None:
         log.write(f"$ {' '.join(cmd)}\n{text}")
         if not text.endswith("\n"):

@@ -4,16 +4,23 @@ assistant and a platform would use it, with submissions this test writes from
 labkit/tests/submissions/labN/NAME/FILE.K (the K-th region of FILE).
 
   test_labkit.py kit          no build: manifests and handouts agree, no starter holds any
-                              lab's answer, submissions of another lab are refused
+                              lab's answer, submissions of another lab are refused, a failed
+                              Catch2 check reads as plain text
   test_labkit.py lab N        the solution passes; a starter with tampered tests earns the
                               build's points only; a correct submission written otherwise gets
-                              full correctness; one without parallelism (or vectors) earns no
-                              performance points even with --force-timing, nor does lab 2's
-                              C1 computed whole on every thread; lab 1's hang and
+                              full correctness (labs 1-3: and its calls count as shared); one
+                              without parallelism (or vectors) earns no performance points even
+                              with --force-timing, nor does lab 2's C1 computed whole on every
+                              thread, nor a call serial on one thread whichever it is (lab 2:
+                              single, critical, masked; lab 1: every other batch; lab 3: the
+                              whole batch on one rank, another each step); lab 1's hang and
                               lab 3's deadlock are reported within 5 minutes, leaving no
                               process; lab 3's whole batch on every rank loses points
   test_labkit.py platforms    the Gradescope bundle's run_autograder, PrairieLearn's results and
                               GitHub Classroom's payload, each validated field by field
+
+No report any grading writes (grade-N.md, .json, .log, results.json, PrairieLearn's and GitHub
+Classroom's) holds an escape character or a NON-XML-CHAR marker.
 
 Exit 0: passed; 1: failed (the first failure, in one line); 77: SKIPPED.
 """
@@ -32,7 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KIT = os.path.dirname(HERE)
 ROOT = os.path.dirname(KIT)
 sys.path.insert(0, KIT)
-from kit import build, manifest, regions, tree  # noqa: E402
+from kit import build, grade as grading, manifest, procs, regions, tree  # noqa: E402
 
 LAB = ["bash", os.path.join(ROOT, "run_scripts", "lab.sh")]
 TMP = tempfile.mkdtemp(prefix="labkit-test-")
@@ -82,14 +89,28 @@ def submission(n, name):
     return folder
 
 
+def readable(path, text=None):
+    """A report a student reads (the file at path, or text) holds no terminal code, written
+    plain or as JSON writes it, and no CTest NON-XML-CHAR marker; returns its text."""
+    text = tree.read(path) if text is None else text
+    for bad, what in (("\x1b", "an escape character"), ("\\u001b", "an escape character"),
+                      ("NON-XML-CHAR", "a NON-XML-CHAR marker")):
+        at = text.lower().find(bad.lower())
+        expect(at < 0, f"{path} holds {what}: '{text[max(0, at - 60):at + 60]}'")
+    return text
+
+
 def grade(n, folder, *options):
-    """Grades; returns (exit code, results dict, seconds)."""
+    """Grades; returns (exit code, results dict, seconds). Every report it writes is
+    readable."""
     start = time.time()
     rc, out = lab("grade", n, folder, *options)
     seconds = time.time() - start
     path = os.path.join(folder, f"grade-{n}.json")
     expect(rc != 2 and os.path.isfile(path), f"lab.sh grade {n} {folder} wrote no report "
                                              f"(exit {rc}): {out.strip()[-400:]}")
+    for kind in ("json", "md", "log"):
+        readable(os.path.join(folder, f"grade-{n}.{kind}"))
     with open(path) as f:
         r = json.load(f)
     print(f"--- lab {n}, {os.path.basename(folder)}: exit {rc}, {seconds:.0f} s, score "
@@ -147,7 +168,40 @@ def answer_lines(manifests):
     return answers
 
 
+# A failed Catch2 check as CTest's JUnit file holds it: Catch2 v2's output with --use-colour
+# yes, each ESC written as CTest's marker.
+CATCH_FAILURE = """\
+-------------------------------------------------------------------------------
+\x1b[0mlayer kernels compute ref's bits
+\x1b[0m-------------------------------------------------------------------------------
+\x1b[0;37mtests/test_openmp.cpp:3
+...............................................................................
+
+\x1b[0m\x1b[0;37mtests/test_openmp.cpp:5: \x1b[0m\x1b[1;31mFAILED:
+\x1b[0m\x1b[0;36m  CHECK( max_diff == 0.0f )
+\x1b[0mwith expansion:
+\x1b[1;33m  0.25f == 0.0f
+\x1b[0m
+\x1b[0;37mtests/test_openmp.cpp:7: \x1b[0m\x1b[1;31mFAILED:
+\x1b[0m\x1b[0;36m  REQUIRE( 1 + 1 == 3 )
+\x1b[0mwith expansion:
+\x1b[1;33m  2 == 3
+\x1b[0m
+\x1b[1;31m=========================================================\x1b[0m
+""".replace("\x1b", "[NON-XML-CHAR-0x1B]")
+
+
+def feedback():
+    """A failed test's line in a report: plain text, the first failed check's expression and
+    its expansion first."""
+    line = grading.Grading.failure(procs.plain(CATCH_FAILURE))
+    readable("the line of a failed Catch2 test", line)
+    want = "CHECK( max_diff == 0.0f ) got: 0.25f == 0.0f"
+    expect(line.startswith(want), f"a failed Catch2 test reads '{line}', not '{want} ...'")
+
+
 def kit():
+    feedback()
     manifests = manifest.load_all()
     # One definition: each handout's rubric table is the manifest's.
     for n, m in manifests.items():
@@ -306,11 +360,19 @@ def one_lab(n):
         expect(p.returncode == 0 and "SELF-CHECK" in r["output"] and
                points(r, "correctness") == P["correctness"],
                f"the self-check in a starter: exit {p.returncode}, '{r['output'][:200]}'")
-    # A correct submission written otherwise than the solution: full correctness.
-    rc, r, _ = grade(n, submission(n, "alt"), "--no-timing")
+    # A correct submission written otherwise than the solution: full correctness; in labs 1
+    # to 3 its threads (ranks) share every call, so only the clock may cost it performance
+    # points.
+    timing = ["--force-timing", "--reps", "1"] if n in (1, 2, 3) else ["--no-timing"]
+    rc, r, _ = grade(n, submission(n, "alt"), *timing)
     expect(rc == 0 and points(r, "correctness") == P["correctness"],
            f"lab {n}'s other correct solution: exit {rc}, correctness "
            f"{points(r, 'correctness')}")
+    if n in (1, 2, 3):
+        perf = test(r, "performance")
+        expect(r["extra_data"]["performance"].get("status") == "measured" and
+               "no parallelism" not in perf["output"],
+               f"lab {n}'s other correct solution: {perf['output'][:300]}")
     # No parallelism (no vectors): correct, and no performance points even when forced.
     name = {1: "serial", 2: "serial", 3: "cheat", 4: "scalar"}[n]
     rc, r, _ = grade(n, submission(n, name), "--force-timing", "--reps", "3")
@@ -341,6 +403,15 @@ def one_lab(n):
         expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
                "done twice" in perf["output"],
                f"lab 2's C1 computed twice: correctness {points(r, 'correctness')}, "
+               f"performance {perf['score']}: {perf['output'][:300]}")
+    # Serial in every call (or in every other call), whichever thread (rank) runs it: correct,
+    # and no performance points, for the program's per-call evidence, not for the clock.
+    for name in {1: ["alternate"], 2: ["single", "critical", "masked"], 3: ["turns"]}.get(n, []):
+        rc, r, _ = grade(n, submission(n, name), "--force-timing", "--reps", "1")
+        perf = test(r, "performance")
+        expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
+               "calls were shared by every " + ("rank" if n == 3 else "thread") in perf["output"],
+               f"lab {n}'s {name} submission: correctness {points(r, 'correctness')}, "
                f"performance {perf['score']}: {perf['output'][:300]}")
     # Hangs: a report within 5 minutes, the hung check failed, nothing left running.
     if n in (1, 3):
@@ -432,6 +503,7 @@ def platforms():
         path = os.path.join(root, "results", "results.json")
         expect(os.path.isfile(path), f"run_autograder wrote no results.json (exit "
                                      f"{p.returncode}): {(p.stdout + p.stderr)[-400:]}")
+        readable(path)
         with open(path) as f:
             r = json.load(f)
         print(f"--- run_autograder: {time.time() - start:.0f} s, score {r['score']}: "
@@ -464,8 +536,7 @@ def platforms():
     folder = submission(1, "serial")
     rc, out = lab("grade", 1, folder, "--no-timing", "--prairielearn", pl, "--github-output", gh)
     expect(rc == 0, f"grading with --prairielearn and --github-output: exit {rc}: {out[-300:]}")
-    with open(pl) as f:
-        p = json.load(f)
+    p = json.loads(readable(pl))
     expect(p.get("gradable") is True and isinstance(p.get("score"), float) and
            0 <= p["score"] <= 1 and p["tests"] and all("max_points" in t for t in p["tests"]),
            f"PrairieLearn's results.json: {json.dumps(p)[:300]}")
@@ -476,14 +547,14 @@ def platforms():
     ran = subprocess.run(["bash", os.path.join(KIT, "platforms", "prairielearn", "grade.sh"), "1"],
                          capture_output=True, text=True, env=dict(os.environ, PL_ROOT=plroot),
                          timeout=1800)
-    with open(os.path.join(plroot, "results", "results.json")) as f:
-        q = json.load(f)
+    q = json.loads(readable(os.path.join(plroot, "results", "results.json")))
     expect(ran.returncode == 0 and q.get("gradable") is True and
            abs(q["score"] - 60 / 85) < 1e-3,
            f"grade.sh 1 as PrairieLearn runs it: exit {ran.returncode}, {json.dumps(q)[:300]}")
     line = [l for l in tree.read(gh).split("\n") if l.startswith("result=")]
     expect(line, "no result= line in the GitHub output file")
-    payload = json.loads(base64.b64decode(line[-1][len("result="):]))
+    payload = json.loads(readable("the GitHub Classroom payload",
+                                  base64.b64decode(line[-1][len("result="):]).decode()))
     expect(payload["version"] == 1 and payload["status"] == "pass" and
            payload["max_score"] == 85 and all("status" in t for t in payload["tests"]),
            f"GitHub Classroom's payload: {json.dumps(payload)[:300]}")
