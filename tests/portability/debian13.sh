@@ -218,6 +218,7 @@ mkdir -p "$cache/work"
 unshare --mount --pid --fork --kill-child --propagation private \
   bash "$0" --inside run "$leg" "$root" "$cache/work" "$src" &
 leg_pid=$!
-trap 'kill -KILL "$leg_pid" 2>/dev/null' EXIT
+# (|| true: under set -e, the failed kill of a leg already ended would be the exit status)
+trap 'kill -KILL "$leg_pid" 2>/dev/null || true' EXIT
 trap 'exit 143' TERM INT HUP
 wait "$leg_pid"
