@@ -2,8 +2,8 @@
 # The project on the newest Debian (13, trixie) and on ARM64, in a Debian 13 root made with
 # debootstrap from Debian's registry (docs/portability.md). One leg a run:
 #   native  builds with the root's GCC 14, CMake 3.31, Catch2 3 and Open MPI 5 (CUDA and peers
-#           off) and runs the serial, OpenMP and MPI tests, two of the lab kit's and the reports'
-#           CSV reader there;
+#           off) and runs the serial, OpenMP and MPI tests, the lab kit's own checks and the
+#           reports' CSV reader there;
 #   arm64   cross-builds the CPU programs and their tests with cmake/toolchains/
 #           aarch64-linux-gnu.cmake (MPI off) and runs them through CTest under the root's
 #           qemu-aarch64 (QEMU 10): the PyTorch vectors, serial, checkpoints, reliability, OpenMP.
@@ -16,7 +16,7 @@
 # Usage: debian13.sh native|arm64 SOURCE_DIR
 #   LENET_PORTABILITY=1  required: without it the test says SKIPPED (it downloads about 400 MB
 #                        and takes minutes; .ci/run sets it)
-#   LENET_ROOT_CACHE     where the root is kept; `rm -rf` it to free its 1.5 GB
+#   LENET_ROOT_CACHE     where the root is kept; `rm -rf` it to free its 1.8 GB
 # SKIPPED (77): not asked for, not root, no debootstrap or unshare, too little space, or Debian's
 # registry unreachable while the root must be made.
 set -euo pipefail
@@ -86,11 +86,11 @@ if [[ ${1:-} == --inside ]]; then
     chroot "$root" "${clean_env[@]}" dpkg --add-architecture arm64
     chroot "$root" "${clean_env[@]}" apt-get update -qq
     # shellcheck disable=SC2086 # the lists are words
-    chroot "$root" "${clean_env[@]}" apt-get install -y -qq --no-install-recommends $native_packages \
-      $arm64_packages >/dev/null
+    chroot "$root" "${clean_env[@]}" apt-get install -y -qq --no-install-recommends \
+      $native_packages $arm64_packages >/dev/null
     mkdir -p "$root/var/cache/lenet"
-    chroot "$root" "${clean_env[@]}" sh -c "cd /var/cache/lenet && apt-get download -qq -o APT::Sandbox::User=root \
-      $arm64_swapped"
+    chroot "$root" "${clean_env[@]}" sh -c "cd /var/cache/lenet &&
+      apt-get download -qq -o APT::Sandbox::User=root $arm64_swapped"
     chroot "$root" "${clean_env[@]}" apt-get clean
     exit 0
   fi
@@ -126,8 +126,8 @@ if [[ ${1:-} == --inside ]]; then
     no_quiet=("cli: lenet-mpi rejects bad input" "mpi: a failing rank stops every rank"
       "mpi: ranks given different options all stop" "mpi: lenet-mpi-pingpong measures the link")
     printf 'NOT RUN (Open MPI 5 has no mpirun -q): %s\n' "${no_quiet[@]}"
-    stage "tests: serial, openmp, mpi" "${run[@]}" ctest --test-dir /build --output-on-failure -j 2 \
-      --no-tests=error -L '^(serial|openmp|mpi)' -E "^($(IFS='|'; echo "${no_quiet[*]}"))"
+    stage "tests: serial, openmp, mpi" "${run[@]}" ctest --test-dir /build --output-on-failure \
+      -j 2 --no-tests=error -L '^(serial|openmp|mpi)' -E "^($(IFS='|'; echo "${no_quiet[*]}"))"
     # Of the lab kit, its own checks (lab.sh on Python 3.13), not the gradings: each builds the
     # project once more (lab 1's took 6 minutes here); of the reports, the run CSV's readers.
     stage "tests: lab kit (kit), reports' CSV reader" "${run[@]}" ctest --test-dir /build \
@@ -135,22 +135,25 @@ if [[ ${1:-} == --inside ]]; then
   else
     "${run[@]}" aarch64-linux-gnu-g++ --version | head -n 1
     "${run[@]}" qemu-aarch64 --version | head -n 1
-    "${run[@]}" sh -c 'dpkg --purge libcatch2-dev >/dev/null && dpkg -i /var/cache/lenet/*.deb >/dev/null' ||
-      fail "could not swap in the arm64 Catch2"
-    stage "configure (arm64)" "${run[@]}" cmake -S /src -B /build-arm64 "${off[@]}" -DLENET_MPI=OFF \
-      --toolchain /src/cmake/toolchains/aarch64-linux-gnu.cmake
-    stage --quiet "build (arm64)" "${run[@]}" cmake --build /build-arm64 -j 2 --target lenet-serial \
-      lenet-openmp lenet_tests lenet_openmp_tests
+    "${run[@]}" sh -c 'dpkg --purge libcatch2-dev >/dev/null &&
+      dpkg -i /var/cache/lenet/*.deb >/dev/null' || fail "could not swap in the arm64 Catch2"
+    stage "configure (arm64)" "${run[@]}" cmake -S /src -B /build-arm64 "${off[@]}" \
+      -DLENET_MPI=OFF --toolchain /src/cmake/toolchains/aarch64-linux-gnu.cmake
+    stage --quiet "build (arm64)" "${run[@]}" cmake --build /build-arm64 -j 2 \
+      --target lenet-serial lenet-openmp lenet_tests lenet_openmp_tests
     # An ARM64 program, whose simd kernels take NEON's 128-bit vectors (common/simd/vec.hpp:
     # 4 floats on aarch64) and compile to NEON's 4-float multiply-adds (fmla ... .4s).
     exe=/build-arm64/backend_serial/lenet-serial
-    "${run[@]}" readelf -h "$exe" | grep -q 'Machine: *AArch64' || fail "$exe is not an AArch64 program"
-    printf '#include "simd/vec.hpp"\nstatic_assert(lenet::simd::kLanes == 4 && sizeof(lenet::simd::vfloat) == 16);\n' |
+    "${run[@]}" readelf -h "$exe" | grep -q 'Machine: *AArch64' ||
+      fail "$exe is not an AArch64 program"
+    printf '#include "simd/vec.hpp"\nusing namespace lenet::simd;\n%s\n' \
+      'static_assert(kLanes == 4 && sizeof(vfloat) == 16);' |
       "${run[@]}" aarch64-linux-gnu-g++ -std=c++20 -I/src/common -fsyntax-only -x c++ - ||
       fail "common/simd/vec.hpp does not take 4-float vectors on aarch64"
     fmla=$("${run[@]}" sh -c 'aarch64-linux-gnu-objdump -d --no-show-raw-insn \
-      /build-arm64/common/CMakeFiles/lenet_common.dir/simd/*.o' | grep -c 'fmla.*v[0-9]*\.4s' || true)
-    echo "lenet-serial: AArch64; simd kernels: 4-float vectors, $fmla NEON multiply-adds (fmla .4s)"
+      /build-arm64/common/CMakeFiles/lenet_common.dir/simd/*.o' |
+      grep -c 'fmla.*v[0-9]*\.4s' || true)
+    echo "lenet-serial: AArch64; simd kernels: 4-float vectors, $fmla NEON 4-float multiply-adds"
     ((fmla > 0)) || fail "the simd kernels hold no NEON vector multiply-add"
     # Not the accuracy runs (epochs over the real data sets, the code that the PyTorch vectors
     # check), and of the two OpenMP tests that train at 1 to 4 threads, the layer strategy's
@@ -166,10 +169,11 @@ if [[ ${1:-} == --inside ]]; then
 fi
 
 # ---- Outside: can it run, the root (made once), then the leg in the namespaces ----------------
-[[ $# -eq 2 && $1 =~ ^(native|arm64)$ ]] || { echo "usage: debian13.sh native|arm64 SOURCE_DIR" >&2; exit 2; }
+usage() { echo "debian13.sh: error: $*" >&2; exit 2; }
+[[ $# -eq 2 && $1 =~ ^(native|arm64)$ ]] || usage "usage: debian13.sh native|arm64 SOURCE_DIR"
 leg=$1
 src=$(realpath "$2")
-[[ -f $src/CMakeLists.txt ]] || { echo "debian13.sh: error: SOURCE_DIR $2 holds no CMakeLists.txt" >&2; exit 2; }
+[[ -f $src/CMakeLists.txt ]] || usage "SOURCE_DIR $2 holds no CMakeLists.txt"
 [[ ${LENET_PORTABILITY:-} == 1 ]] ||
   skip "set LENET_PORTABILITY=1 to build in a Debian 13 root (downloads about 400 MB, minutes)"
 [[ $(id -u) -eq 0 ]] || skip "debootstrap, chroot and mounts need root"
@@ -177,12 +181,13 @@ for tool in debootstrap unshare chroot; do
   command -v "$tool" >/dev/null || skip "no $tool (Debian: apt-get install $tool)"
 done
 mkdir -p "$cache"
-# The root (1.5 GB) and a leg's build (0.5 GB), with room to spare.
+# The root (1.8 GB), with room to spare.
 free_kb=$(df -Pk "$cache" | awk 'NR == 2 { print $4 }')
 ((free_kb > 4 * 1024 * 1024)) || skip "under 4 GB free in $cache ($((free_kb / 1024)) MB)"
 
 # A root is named after what it holds, so that a changed list of packages makes a new one.
-key=$(printf '%s\n' "$suite" "$native_packages" "$arm64_packages" "$arm64_swapped" | sha256sum | cut -c1-12)
+key=$(printf '%s\n' "$suite" "$native_packages" "$arm64_packages" "$arm64_swapped" |
+  sha256sum | cut -c1-12)
 root=$cache/debian13-$key
 stamp=$root/.lenet-complete
 # One run makes the root, with the lock held alone; a run that uses it holds it shared to its
