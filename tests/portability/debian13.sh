@@ -191,9 +191,11 @@ key=$(printf '%s\n' "$suite" "$native_packages" "$arm64_packages" "$arm64_swappe
 root=$cache/debian13-$key
 stamp=$root/.lenet-complete
 # One run makes the root, with the lock held alone; a run that uses it holds it shared to its
-# end (the leg inherits it), so that no other run removes the root under it.
+# end (the leg inherits it), so that no run removes a root under another.
 exec 9>"$cache/lock"
-timeout 1800 flock 9 || fail "waited 30 minutes for another run's root in $cache"
+if [[ ! -f $stamp ]]; then
+  timeout 1800 flock 9 || fail "waited 30 minutes for other runs in $cache"
+fi
 if [[ -f $stamp ]]; then
   echo "root: $root (made $(cat "$stamp"), reused)"
 else
@@ -214,7 +216,7 @@ else
   date -u +%FT%TZ >"$stamp"
   echo "root: $(du -sh --one-file-system "$root" | cut -f1)"
 fi
-flock -s 9
+timeout 1800 flock -s 9 || fail "waited 30 minutes for the run making the root in $cache"
 
 # The leg, in namespaces that end with unshare: its end ends every process and every mount of
 # the leg, and the memory it wrote in ($cache/work is only where it mounts that). unshare
