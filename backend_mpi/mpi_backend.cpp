@@ -203,16 +203,23 @@ LayerTimes MpiBackend::rank_times() const {
 }
 
 EvalResult MpiBackend::evaluate() {
-  // Each rank a contiguous slice of the test set, its threads a slice of that; one
+  // Each rank a contiguous slice of the test set, its threads chunks of that; one
   // MPI_Allreduce adds the loss sums and the correct counts (exact in a double below 2^53).
   const Range mine = share(test_->count, ranks_, rank_);
   double loss = 0;
   long long correct = 0;
+  const int n_chunks = (mine.size() + kChunk - 1) / kChunk;
 #pragma omp parallel for num_threads(threads_) schedule(static) reduction(+ : loss, correct)
-  for (int i = mine.begin; i < mine.end; ++i) {
-    SampleKernels& k = *workers_[omp_get_thread_num()].kernels;
-    loss += forward_sample(k, params_.data(), test_->image(i), test_->label(i), nullptr);
-    correct += k.predicted() == test_->label(i);
+  for (int c = 0; c < n_chunks; ++c) {
+    const int first = mine.begin + c * kChunk, n = std::min(kChunk, mine.end - first);
+    float losses[kChunk];
+    int predicted[kChunk];
+    forward_chunk(*workers_[omp_get_thread_num()].kernels, params_.data(), *test_, first, n, losses,
+                  predicted);
+    for (int s = 0; s < n; ++s) {
+      loss += losses[s];
+      correct += predicted[s] == test_->label(first + s);
+    }
   }
   double sums[2] = {loss, static_cast<double>(correct)};
   MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm_);

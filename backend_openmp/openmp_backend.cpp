@@ -87,17 +87,22 @@ void OpenMPBackend::train_batch(int first, int count, float lr) {
   }
 }
 
-// Both strategies evaluate the same way: the test images shared among the threads, each with
-// its own kernels. Each image's loss is kept and the losses are added in image order, exactly
-// as lenet-serial adds them, so the test loss has the same bits for every thread count.
+// Both strategies evaluate the same way: the test images shared among the threads in chunks of
+// kChunk, each thread with its own kernels. Each image's loss is kept and the losses are added in
+// image order, exactly as lenet-serial adds them, so the test loss has the same bits for every
+// thread count.
 EvalResult OpenMPBackend::evaluate() {
   long long correct = 0;
   const float* params = params_.v;
+  const int n_chunks = (test_->count + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(static) reduction(+ : correct) num_threads(threads_)
-  for (int i = 0; i < test_->count; ++i) {
-    SampleKernels& k = *workers_[omp_get_thread_num()].kernels;
-    test_losses_[i] = forward_sample(k, params, test_->image(i), test_->label(i), nullptr);
-    correct += k.predicted() == test_->label(i);
+  for (int c = 0; c < n_chunks; ++c) {
+    const int first = c * kChunk, n = std::min(kChunk, test_->count - first);
+    int predicted[kChunk];
+    forward_chunk(*workers_[omp_get_thread_num()].kernels, params, *test_, first, n,
+                  test_losses_.data() + first, predicted);
+    for (int s = 0; s < n; ++s)
+      correct += predicted[s] == test_->label(first + s);
   }
   EvalResult r;
   for (float loss : test_losses_)

@@ -1,5 +1,7 @@
 #include "serial_backend.hpp"
 
+#include <algorithm>
+
 #include "../common/gradient.hpp"
 
 namespace lenet {
@@ -34,10 +36,15 @@ void SerialBackend::train_batch(int first, int count, float lr) {
 
 EvalResult SerialBackend::evaluate() {
   EvalResult r;
-  for (int i = 0; i < test_->count; ++i) {
-    r.loss_sum +=
-        forward_sample(*kernels_, params_.data(), test_->image(i), test_->label(i), nullptr);
-    r.correct += kernels_->predicted() == test_->label(i);
+  for (int first = 0; first < test_->count; first += kChunk) {
+    const int n = std::min(kChunk, test_->count - first);
+    float losses[kChunk];
+    int predicted[kChunk];
+    forward_chunk(*kernels_, params_.data(), *test_, first, n, losses, predicted);
+    for (int s = 0; s < n; ++s) {
+      r.loss_sum += losses[s];
+      r.correct += predicted[s] == test_->label(first + s);
+    }
   }
   r.count = test_->count;
   return r;

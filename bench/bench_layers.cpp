@@ -1,7 +1,9 @@
 // lenet-bench-layers: each layer's forward and backward pass, alone, for every kernels in
-// this build, on one sample held in cache: nanoseconds per sample, GFLOP/s and the share of one
-// core's peak, measured when the program starts. What the whole training loop costs per layer is
-// what --timing prints; the two are compared in docs/performance.md.
+// this build, on one sample held in cache (lanes: kLanes samples side by side), and the whole
+// sample as training runs it (a chunk of 16): CPU nanoseconds per sample (the ns/sample column),
+// GFLOP/s and the share of one core's peak, measured when the program starts. What the whole
+// training loop costs per layer is what --timing prints; the two are compared in
+// docs/performance.md.
 //
 //   build-simd/bench/lenet-bench-layers --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true      (medians of 5; see --help for filters)
@@ -15,6 +17,7 @@
 
 #include "../common/gradient.hpp"
 #include "../common/kernels.hpp"
+#include "../common/lanes/layers.hpp"
 #include "../common/network.hpp"
 #include "../common/rng.hpp"
 #include "../common/simd/vec.hpp"
@@ -44,33 +47,57 @@ double cpu_seconds() {
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
+// One chunk of kChunk random images of label 3; `pixels` is the first.
 struct Sample {
   std::vector<float> params = init_params(1);
-  std::vector<uint8_t> pixels = std::vector<uint8_t>(kImageSize);
+  Dataset chunk;
+  const uint8_t* pixels;
+  std::vector<int32_t> order = std::vector<int32_t>(kChunk);
   std::vector<float> grad = std::vector<float>(kParamCount);
+  std::vector<float> scratch = std::vector<float>(kParamCount);
   int label = 3;
   Sample() {
     SplitMix64 rng(7);  // timings do not depend on the pixel values: no data-dependent branches
-    for (uint8_t& p : pixels)
+    std::vector<uint8_t> bytes(kChunk * kImageSize);
+    for (uint8_t& p : bytes)
       p = static_cast<uint8_t>(rng.next() >> 56);
+    chunk.pixels = Pixels(std::move(bytes));
+    chunk.labels.assign(kChunk, static_cast<uint8_t>(label));
+    chunk.count = kChunk;
+    pixels = chunk.image(0);
+    for (int s = 0; s < kChunk; ++s)
+      order[s] = s;
+  }
+  // The chunk's gradient sum, as training computes it (common/gradient.hpp).
+  double train_chunk(SampleKernels& k) {
+    return chunk_gradient(k, params.data(), chunk, order.data(), kChunk, -1, grad.data(),
+                          scratch.data(), nullptr);
   }
 };
 
-// Runs `step` on kernels that have just trained one sample (so every buffer is filled).
-void run(benchmark::State& state, const std::string& kernels, double flop,
-         const std::function<void(SampleKernels&, Sample&)>& step) {
-  Sample s;
-  auto k = make_kernels(kernels);
-  train_sample(*k, s.params.data(), s.pixels.data(), s.label, s.grad.data(), nullptr);
+// Times f(), which computes `samples` samples, over the benchmark's iterations: CPU ns per
+// sample, and GFLOP/s and %peak from `flop`, the useful FLOP of one sample.
+template <class F>
+void measure(benchmark::State& state, double flop, int samples, F&& f) {
   const double t0 = cpu_seconds();
   for (auto _ : state) {
-    step(*k, s);
+    f();
     benchmark::ClobberMemory();
   }
   const double seconds = cpu_seconds() - t0;
-  const double gflops = flop * static_cast<double>(state.iterations()) / seconds * 1e-9;
-  state.counters["GFLOP/s"] = gflops;
-  state.counters["%peak"] = 100.0 * gflops / peak_gflops;
+  const double n = static_cast<double>(state.iterations()) * samples;
+  state.counters["ns/sample"] = seconds / n * 1e9;
+  state.counters["GFLOP/s"] = flop * n / seconds * 1e-9;
+  state.counters["%peak"] = 100.0 * state.counters["GFLOP/s"] / peak_gflops;
+}
+
+// Runs `step` on kernels that have just trained one sample (so every buffer is filled).
+void run(benchmark::State& state, const std::string& kernels, double flop, int samples,
+         const std::function<void(SampleKernels&, Sample&)>& step) {
+  Sample s;
+  auto k = make_kernels(kernels);
+  train_sample(*k, s.params.data(), s.pixels, s.label, s.grad.data(), nullptr);
+  measure(state, flop, samples, [&] { step(*k, s); });
 }
 
 // The machine's peak for this build's vectors: independent chains of vector multiply-adds
@@ -123,11 +150,12 @@ struct Layer {
   const char* name;
   double flop;
   std::function<void(SampleKernels&, Sample&)> step;
+  int samples = 1;  // computed by one step
 };
 
 const std::vector<Layer>& layers() {
   static const std::vector<Layer> all = {
-      {"input", 0, [](SampleKernels& k, Sample& s) { k.load_input(s.pixels.data()); }},
+      {"input", 0, [](SampleKernels& k, Sample& s) { k.load_input(s.pixels); }},
       {"c1_forward", kC1Flop, [](SampleKernels& k, Sample& s) { k.c1_forward(s.params.data()); }},
       {"s1_forward", kS1Flop, [](SampleKernels& k, Sample& s) { k.s1_forward(s.params.data()); }},
       {"f_forward", kFForwardFlop,
@@ -140,13 +168,56 @@ const std::vector<Layer>& layers() {
        [](SampleKernels& k, Sample& s) { k.s1_backward(s.params.data(), s.grad.data()); }},
       {"c1_backward", kC1Flop,
        [](SampleKernels& k, Sample& s) { k.c1_backward(s.params.data(), s.grad.data()); }},
-      {"sample", kSampleFlop,
-       [](SampleKernels& k, Sample& s) {
-         benchmark::DoNotOptimize(
-             train_sample(k, s.params.data(), s.pixels.data(), s.label, s.grad.data(), nullptr));
-       }},
   };
   return all;
+}
+
+// The whole sample as training computes it: a chunk of kChunk through chunk_gradient, each
+// sample's gradient summed into the chunk's, per sample. Kernels that compute samples side by
+// side (lanes) need a whole chunk to fill their lanes.
+const Layer kWholeSample = {
+    "sample", kSampleFlop,
+    [](SampleKernels& k, Sample& s) { benchmark::DoNotOptimize(s.train_chunk(k)); }, kChunk};
+
+// The lanes kernels' layers (common/lanes/layers.hpp) on kLanes samples side by side: their
+// one-sample functions compute kLanes lanes to keep one, which would say nothing of their speed.
+struct LanesLayer {
+  const char* name;
+  double flop;
+  std::function<void(lanes::Lanes&, Sample&)> step;
+};
+
+const std::vector<LanesLayer>& lanes_layers() {
+  static const std::vector<LanesLayer> all = {
+      {"input", 0,
+       [](lanes::Lanes& g, Sample& s) {
+         const uint8_t* images[lanes::kLanes];
+         for (int l = 0; l < lanes::kLanes; ++l)
+           images[l] = s.chunk.image(l);
+         lanes::load_input(images, g);
+       }},
+      {"c1_forward", kC1Flop, [](lanes::Lanes& g, Sample& s) { c1_forward(s.params.data(), g); }},
+      {"s1_forward", kS1Flop, [](lanes::Lanes& g, Sample& s) { s1_forward(s.params.data(), g); }},
+      {"f_forward", kFForwardFlop,
+       [](lanes::Lanes& g, Sample& s) { f_forward(s.params.data(), g); }},
+      // g2 only: dW3's multiplies are in the chunk's sum (common/lanes/sum.cpp).
+      {"f_backward", kFBackwardFlop / 2,
+       [](lanes::Lanes& g, Sample& s) { f_backward(s.params.data(), g); }},
+      {"s1_backward", kS1Flop, [](lanes::Lanes& g, Sample& s) { s1_backward(s.params.data(), g); }},
+      {"c1_backward", kC1Flop, [](lanes::Lanes& g, Sample&) { c1_backward(g); }},
+  };
+  return all;
+}
+
+// Runs a lanes layer on a group that has just run every layer once (every buffer filled).
+void run_lanes(benchmark::State& state, const LanesLayer& layer) {
+  Sample s;
+  auto g = std::make_unique<lanes::Lanes>();
+  for (int l = 0; l < lanes::kLanes; ++l)
+    g->label[l] = s.label;
+  for (const LanesLayer& each : lanes_layers())
+    each.step(*g, s);
+  measure(state, layer.flop, lanes::kLanes, [&] { layer.step(*g, s); });
 }
 
 }  // namespace
@@ -160,18 +231,31 @@ int main(int argc, char** argv) {
                                           std::to_string(simd::kLanes) +
                                           "-float vectors (%peak is against this)");
   benchmark::RegisterBenchmark("peak_fma", peak_fma);
+  // With --benchmark_repetitions: the fastest repetition too, the least disturbed by other
+  // programs on a busy machine (beside the median and mean).
+  const auto with_min = [](benchmark::internal::Benchmark* b) {
+    b->Unit(benchmark::kNanosecond)->ComputeStatistics("min", [](const std::vector<double>& v) {
+      return *std::min_element(v.begin(), v.end());
+    });
+  };
   for (const std::string& kernels : available_kernels()) {
-    for (const Layer& layer : layers()) {
-      benchmark::RegisterBenchmark(
-          (std::string(layer.name) + "/" + kernels).c_str(),
-          [kernels, &layer](benchmark::State& st) { run(st, kernels, layer.flop, layer.step); })
-          ->Unit(benchmark::kNanosecond)
-          // With --benchmark_repetitions: the fastest repetition, the least disturbed by other
-          // programs on a busy machine (the median and mean are printed too).
-          ->ComputeStatistics("min", [](const std::vector<double>& v) {
-            return *std::min_element(v.begin(), v.end());
-          });
+    const std::string suffix = "/" + kernels;
+    if (kernels == "lanes") {
+      for (const LanesLayer& layer : lanes_layers())
+        with_min(
+            benchmark::RegisterBenchmark((layer.name + suffix).c_str(),
+                                         [&layer](benchmark::State& st) { run_lanes(st, layer); }));
+    } else {
+      for (const Layer& layer : layers())
+        with_min(benchmark::RegisterBenchmark(
+            (layer.name + suffix).c_str(), [kernels, &layer](benchmark::State& st) {
+              run(st, kernels, layer.flop, layer.samples, layer.step);
+            }));
     }
+    with_min(benchmark::RegisterBenchmark(
+        (kWholeSample.name + suffix).c_str(), [kernels](benchmark::State& st) {
+          run(st, kernels, kWholeSample.flop, kWholeSample.samples, kWholeSample.step);
+        }));
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

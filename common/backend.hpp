@@ -21,7 +21,7 @@ struct EvalResult {
 // How a backend describes itself in the summary block and the CSV.
 struct BackendInfo {
   std::string name;            // serial, openmp, mpi, cuda
-  std::string kernels;         // the per-sample kernels (ref, simd) or the CUDA kernel version
+  std::string kernels;         // the CPU kernels (ref, lanes, simd) or the CUDA kernel version
   std::string strategy = "-";  // e.g. "batch" or "layer" for OpenMP; "-" where there is one way
   int threads = 1;             // threads per process, as asked for
   int threads_worked = 0;      // the most that had work at once, when fewer than `threads`

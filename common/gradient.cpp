@@ -3,18 +3,6 @@
 #include <algorithm>
 
 namespace lenet {
-namespace {
-
-// Runs f() and adds its duration to *slot when timing is on.
-template <class F>
-void timed(LayerTimes* times, double LayerTimes::*slot, F&& f) {
-  if (!times) return f();
-  const double t0 = now_seconds();
-  f();
-  times->*slot += now_seconds() - t0;
-}
-
-}  // namespace
 
 float forward_sample(SampleKernels& k, const float* params, const uint8_t* pixels, int label,
                      LayerTimes* times) {
@@ -40,8 +28,19 @@ float train_sample(SampleKernels& k, const float* params, const uint8_t* pixels,
 double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data,
                       const int32_t* order, int n, int next, float* chunk_sum, float* sample_grad,
                       LayerTimes* times) {
-  std::fill(chunk_sum, chunk_sum + kParamCount, 0.0f);
+  // Kernels that train the whole chunk at once (side by side) do; the image after the chunk is
+  // fetched meanwhile.
+  const uint8_t* images[kChunk];
+  int labels[kChunk];
+  for (int s = 0; s < n; ++s) {
+    images[s] = data.image(order[s]);
+    labels[s] = data.label(order[s]);
+  }
+  if (next >= 0) data.prefetch(next);
   double loss = 0;
+  if (k.train_chunk(params, images, labels, n, chunk_sum, loss, times)) return loss;
+  // The others: one sample at a time.
+  std::fill(chunk_sum, chunk_sum + kParamCount, 0.0f);
   for (int s = 0; s < n; ++s) {
     const int i = order[s];
     const int after = s + 1 < n ? order[s + 1] : next;
@@ -50,6 +49,21 @@ double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data
     timed(times, &LayerTimes::reduce, [&] { accumulate(chunk_sum, sample_grad); });
   }
   return loss;
+}
+
+void forward_chunk(SampleKernels& k, const float* params, const Dataset& data, int first, int n,
+                   float* losses, int* predicted) {
+  const uint8_t* images[kChunk];
+  int labels[kChunk];
+  for (int s = 0; s < n; ++s) {
+    images[s] = data.image(first + s);
+    labels[s] = data.label(first + s);
+  }
+  if (k.forward_chunk(params, images, labels, n, losses, predicted)) return;
+  for (int s = 0; s < n; ++s) {
+    losses[s] = forward_sample(k, params, images[s], labels[s], nullptr);
+    predicted[s] = k.predicted();
+  }
 }
 
 void accumulate(float* acc, const float* g) {

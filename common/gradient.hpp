@@ -2,7 +2,8 @@
 // "Bit-identical CPU backends"):
 //   1. each sample's gradient g_s is computed whole by the kernels (train_sample);
 //   2. the batch is cut into chunks of kChunk consecutive samples; a chunk's sum is
-//      ((0 + g_first) + g_first+1) + ... in sample order (chunk_gradient);
+//      ((0 + g_first) + g_first+1) + ... in sample order (chunk_gradient; kernels that compute
+//      a chunk's samples side by side, train_chunk, add them in the same order);
 //   3. the batch gradient is the chunk sums added in chunk order (accumulate);
 //   4. params -= (lr / B) * G (sgd_update).
 // Whoever computes a chunk (a thread, a rank), the bits are the same, because these functions
@@ -17,8 +18,6 @@
 #include "timer.hpp"
 
 namespace lenet {
-
-constexpr int kChunk = 16;
 
 // Forward one sample; returns its loss. Times each layer into `times` when it is not null.
 float forward_sample(SampleKernels& k, const float* params, const uint8_t* pixels, int label,
@@ -36,6 +35,12 @@ float train_sample(SampleKernels& k, const float* params, const uint8_t* pixels,
 double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data,
                       const int32_t* order, int n, int next, float* chunk_sum, float* sample_grad,
                       LayerTimes* times);
+
+// Forward only, for the evaluation: the loss and the predicted class of images first, ...,
+// first + n - 1 of data (n <= kChunk) into losses[0..n) and predicted[0..n), a chunk at once
+// where the kernels can (SampleKernels::forward_chunk), else one at a time.
+void forward_chunk(SampleKernels& k, const float* params, const Dataset& data, int first, int n,
+                   float* losses, int* predicted);
 
 // order[position], or -1 past the end: chunk_gradient's `next` near the end of an epoch.
 inline int image_at(const std::vector<int32_t>& order, int position) {

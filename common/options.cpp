@@ -53,7 +53,7 @@ void add_common_options(CLI::App& app, Options& o) {
 
 void add_kernels_option(CLI::App& app, std::string& kernels) {
   const auto built = available_kernels();
-  kernels = built.back();  // the registry lists the fastest last
+  kernels = built.back();  // the registry lists the default last
   app.add_option("--kernels", kernels, "per-sample kernels")
       ->check(CLI::IsMember(built))
       ->capture_default_str();

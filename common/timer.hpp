@@ -38,4 +38,13 @@ struct LayerTimes {
   }
 };
 
+// Runs f() and adds its duration to times->*slot when timing is on (times not null).
+template <class F>
+void timed(LayerTimes* times, double LayerTimes::*slot, F&& f) {
+  if (!times) return f();
+  const double t0 = now_seconds();
+  f();
+  times->*slot += now_seconds() - t0;
+}
+
 }  // namespace lenet

@@ -1,0 +1,106 @@
+// C1: 6 filters 5x5 over the 28x28 input, stride 1, no padding, then a sigmoid.
+//   forward:  z1[m][i][j] = b1[m] + sum_{u,v} W1[m][u][v] * x[i+u][j+v]      a1 = sigmoid(z1)
+//   backward: d1 = dloss/dz1 comes from S1;
+//             dW1[m][u][v] = sum_{i,j} d1[m][i][j] * x[i+u][j+v]            db1[m] = sum d1[m]
+// Each lane is one sample, so these are ref's loops (common/ref/c1.cpp) with a vector for every
+// float, and each sum taken in ref's order: z1 tap by tap in (u, v) order; dW1 and db1 as ref's
+// partial sums over i, one per column j, then those added in j order. C1 is 93% of the
+// multiply-adds: the loops are blocked so that each vector loaded feeds several multiply-adds.
+#include "../simd/exp_vectors.hpp"
+#include "layers.hpp"
+
+namespace lenet::lanes {
+
+using simd::kVectorRegisters;
+
+namespace {
+
+// Forward: kFwdMaps maps x kFwdCols output columns summed in registers, all 25 taps: per tap
+// kFwdMaps weight broadcasts and kFwdCols loads of x feed kFwdMaps * kFwdCols multiply-adds
+// (AVX-512: 24 accumulators and 6 weights in 32 registers).
+constexpr int kFwdMaps = kVectorRegisters >= 32 ? 6 : 3;
+constexpr int kFwdCols = kVectorRegisters >= 32 ? 4 : 3;
+// Backward: kBwdMaps maps x the 5 taps of one kernel row u, for one column j, summed over i in
+// registers: per row i, 5 loads of x and kBwdMaps of d1 feed 5 kBwdMaps multiply-adds.
+constexpr int kBwdMaps = 3;
+
+static_assert(kC1Maps % kFwdMaps == 0 && kC1Side % kFwdCols == 0 && kC1Maps % kBwdMaps == 0);
+
+}  // namespace
+
+void c1_forward(const float* params, Lanes& g) {
+  const float* W1 = params + kW1;
+  const float* b1 = params + kB1;
+  for (int m0 = 0; m0 < kC1Maps; m0 += kFwdMaps) {
+    for (int i = 0; i < kC1Side; ++i) {
+      for (int j0 = 0; j0 < kC1Side; j0 += kFwdCols) {
+        vfloat z[kFwdMaps][kFwdCols];
+        for (int m = 0; m < kFwdMaps; ++m) {
+          for (int c = 0; c < kFwdCols; ++c)
+            z[m][c] = simd::splat(b1[m0 + m]);
+        }
+        for (int u = 0; u < kC1Kernel; ++u) {
+          for (int v = 0; v < kC1Kernel; ++v) {
+            vfloat w[kFwdMaps];
+            for (int m = 0; m < kFwdMaps; ++m)
+              w[m] = simd::splat(W1[((m0 + m) * kC1Kernel + u) * kC1Kernel + v]);
+            const vfloat* x = g.x + (i + u) * kImageSide + j0 + v;
+            for (int c = 0; c < kFwdCols; ++c) {
+              const vfloat xc = simd::in_register(x[c]);
+              for (int m = 0; m < kFwdMaps; ++m)
+                z[m][c] += w[m] * xc;
+            }
+          }
+        }
+        for (int m = 0; m < kFwdMaps; ++m) {
+          for (int c = 0; c < kFwdCols; ++c)
+            g.z1[(m0 + m) * kC1MapSize + i * kC1Side + j0 + c] = z[m][c];
+        }
+      }
+    }
+  }
+  // The sigmoids in a pass of their own, several vectors at a time (simd/exp_vectors.hpp: each
+  // lane gets what ref's scalar sigmoid gives).
+  simd::sigmoids(reinterpret_cast<const float*>(g.z1), reinterpret_cast<float*>(g.a1),
+                 kC1Size * kLanes);
+}
+
+void c1_backward(Lanes& g) {
+  // sum_w[m][u][v] and sum_b[m]: ref's final sums over the columns j, in j order.
+  vfloat sum_w[kC1Maps][kC1Kernel][kC1Kernel] = {};
+  vfloat sum_b[kC1Maps] = {};
+  for (int m0 = 0; m0 < kC1Maps; m0 += kBwdMaps) {
+    for (int u = 0; u < kC1Kernel; ++u) {
+      for (int j = 0; j < kC1Side; ++j) {
+        // ref's partial sums acc[u][v][j] (and bias[j] in the pass for u = 0), over i.
+        vfloat acc[kBwdMaps][kC1Kernel] = {};
+        vfloat bias[kBwdMaps] = {};
+        for (int i = 0; i < kC1Side; ++i) {
+          vfloat x[kC1Kernel];
+          for (int v = 0; v < kC1Kernel; ++v)
+            x[v] = simd::in_register(g.x[(i + u) * kImageSide + j + v]);
+          for (int m = 0; m < kBwdMaps; ++m) {
+            const vfloat d = g.d1[(m0 + m) * kC1MapSize + i * kC1Side + j];
+            if (u == 0) bias[m] += d;
+            for (int v = 0; v < kC1Kernel; ++v)
+              acc[m][v] += d * x[v];
+          }
+        }
+        for (int m = 0; m < kBwdMaps; ++m) {
+          for (int v = 0; v < kC1Kernel; ++v)
+            sum_w[m0 + m][u][v] += acc[m][v];
+          if (u == 0) sum_b[m0 + m] += bias[m];
+        }
+      }
+    }
+  }
+  for (int m = 0; m < kC1Maps; ++m) {
+    for (int u = 0; u < kC1Kernel; ++u) {
+      for (int v = 0; v < kC1Kernel; ++v)
+        g.grad[kW1 + (m * kC1Kernel + u) * kC1Kernel + v] = sum_w[m][u][v];
+    }
+    g.grad[kB1 + m] = sum_b[m];
+  }
+}
+
+}  // namespace lenet::lanes
