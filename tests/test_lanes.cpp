@@ -6,7 +6,6 @@
 // kChunk: the lanes past the chunk's end compute a blank image that no sum may take in.
 // (Bit-identity across threads and ranks: the backends' tests, which run every kernels.)
 #include <algorithm>
-#include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstring>
 #include <set>
@@ -16,6 +15,7 @@
 #include "../common/gradient.hpp"
 #include "../common/rng.hpp"
 #include "backend_checks.hpp"
+#include "catch.hpp"
 #include "vectors.hpp"
 
 using namespace lenet;
