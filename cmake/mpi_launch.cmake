@@ -23,6 +23,9 @@ endif()
 execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _launcher_text
   ERROR_VARIABLE _launcher_text TIMEOUT 20)
 _lenet_mpi_family(LENET_MPI_FAMILY "${_launcher_text}")
+# The launcher's major version: Open MPI 5's mpirun (PRRTE) lost 4.1's -q.
+string(REGEX MATCH "[0-9]+\\.[0-9]+" _launcher_version "${_launcher_text}")
+string(REGEX REPLACE "\\..*" "" LENET_MPI_LAUNCHER_MAJOR "${_launcher_version}")
 _lenet_mpi_family(_library_family "${MPI_CXX_LIBRARY_VERSION_STRING}")
 # The library's name and version, the first line of its version string.
 string(REGEX REPLACE "[,\n].*" "" _library "${MPI_CXX_LIBRARY_VERSION_STRING}")
@@ -63,6 +66,7 @@ _lenet_bash_array(_post ${MPIEXEC_POSTFLAGS})
 file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/mpi_launch.env @ONLY CONTENT
 "# How this build starts MPI ranks (cmake/mpi_launch.cmake); read by run_scripts/mpi_launch.sh.
 mpi_family=@LENET_MPI_FAMILY@
+mpi_launcher_major='@LENET_MPI_LAUNCHER_MAJOR@'
 mpiexec='@MPIEXEC_EXECUTABLE@'
 mpiexec_numproc_flag='@MPIEXEC_NUMPROC_FLAG@'
 mpiexec_preflags=@_pre@

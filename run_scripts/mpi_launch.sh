@@ -30,7 +30,7 @@ die() {
 env_file="$1/mpi_launch.env"
 shift
 [[ -f $env_file ]] || die "$env_file not found: $(dirname "$env_file") is not a build with lenet-mpi"
-mpi_family="" mpiexec="" mpiexec_numproc_flag="" mpiexec_preflags=() mpiexec_postflags=()
+mpi_family="" mpi_launcher_major="" mpiexec="" mpiexec_numproc_flag="" mpiexec_preflags=() mpiexec_postflags=()
 source "$env_file"
 command -v "$mpiexec" >/dev/null || die "$mpiexec ($env_file) not found or not executable"
 
@@ -92,8 +92,12 @@ case $mpi_family in
       cores:*) flags+=(--map-by "slot:PE=$per_rank" --bind-to core) ;;
     esac
     # odls_base_sigkill_timeout: after a rank's non-zero exit, Open MPI 4.1 waits 1 to 2 s
-    # before ending the others, though they have exited (docs/reliability.md).
-    ((quiet)) && flags+=(-q --mca odls_base_sigkill_timeout 0)
+    # before ending the others, though they have exited (docs/reliability.md). -q: 4.1's only
+    # (Open MPI 5's mpirun rejects it, exit 213, and prints its notes on a failure anyway).
+    if ((quiet)); then
+      [[ ${mpi_launcher_major:-0} -ge 5 ]] || flags+=(-q)
+      flags+=(--mca odls_base_sigkill_timeout 0)
+    fi
     if [[ $(id -u) -eq 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
     ;;
   mpich)
