@@ -22,7 +22,8 @@
 set -euo pipefail
 
 suite=trixie
-mirror=${LENET_DEBIAN_MIRROR:-${LENET_DEBIAN_MIRROR}}
+source "$(dirname "${BASH_SOURCE[0]}")/debian_mirror.sh"
+mirror=$(debian_mirror) || mirror=""
 cache=${LENET_ROOT_CACHE:-/var/cache/lenet-parallel}
 # The root's packages: what the build and the tests use, nothing more (docs/portability.md).
 # Debian 13's Catch2 is libcatch2-dev (catch2 is a transitional name). Its amd64 and arm64
@@ -199,6 +200,8 @@ fi
 if [[ -f $stamp ]]; then
   echo "root: $root (made $(cat "$stamp"), reused)"
 else
+  [[ -n $mirror ]] ||
+    skip "apt's sources name no Debian archive to make the root from (LENET_DEBIAN_MIRROR=URL)"
   # Can the registry be reached (a TCP connection to its host's port 80, 15 s at most)?
   host=$(sed -E 's|^https?://([^/:]+).*|\1|' <<<"$mirror")
   timeout 15 bash -c "exec 3<>/dev/tcp/$host/80" 2>/dev/null ||

@@ -91,8 +91,11 @@ command -v apt-get >/dev/null ||
   { echo "SKIPPED: no apt-get here, to take CLI11's and Catch2's sources from Debian"; exit 77; }
 apt_dir=$home/apt
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
+source "$(dirname "${BASH_SOURCE[0]}")/debian_mirror.sh"
+mirror=$(debian_mirror) ||
+  { echo "SKIPPED: apt's sources name no Debian archive (LENET_DEBIAN_MIRROR=URL names one)"; exit 77; }
 echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
-  "${LENET_DEBIAN_MIRROR} trixie main" >"$apt_dir/sources.list"
+  "$mirror trixie main" >"$apt_dir/sources.list"
 [[ ${#user[@]} -eq 0 ]] || chown -R nobody "$apt_dir"
 apt=(apt-get -o Dir::Etc::SourceList="$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
   -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache")
