@@ -19,7 +19,7 @@ set -uo pipefail
 build=$(realpath "$1")
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PROG="slurm_test.sh"
-source "$here/../run_scripts/lib.sh" # csv_column, csv_split
+source "$here/../run_scripts/lib.sh" # csv_rows: the jobs' CSVs by column name
 scripts=$(cd "$here/../experiments/slurm" && pwd)
 # The 128 real images of the test vectors: each run takes about a second.
 run_args=(--data "$here/vectors/data" --batch 16 --epochs 2)
@@ -349,23 +349,6 @@ wait_for 240 "all ${#jobs_submitted[@]} jobs ended" all_ended || exit 1
 echo "all ${#jobs_submitted[@]} jobs ended $((SECONDS - start)) s after the first sbatch"
 
 # ---- Check each job's results -----------------------------------------------------------------
-# csv_columns FILE COLUMN...: those columns of every row, space-separated, found by the header's
-# names and read by lib.sh's CSV reader (a quoted field may hold commas).
-csv_columns() {
-  local file=$1 name line i
-  local -a cols=() out
-  shift
-  for name in "$@"; do
-    i=$(csv_column "$file" "$name") || return 1
-    cols+=("$i")
-  done
-  while IFS= read -r line; do
-    csv_split "$line" || { echo "malformed row: $line"; continue; }
-    out=()
-    for i in "${cols[@]}"; do out+=("${csv_fields[i]}"); done
-    echo "${out[*]}"
-  done < <(tail -n +2 "$file")
-}
 for id in "${jobs_submitted[@]}"; do
   name=${job_name[$id]}
   info=$(slurm scontrol show job -o "$id")
@@ -380,7 +363,7 @@ for id in "${jobs_submitted[@]}"; do
     fail "job $id ($name): no runs.csv or summary.txt in $dir"
     continue
   fi
-  rows=$(csv_columns "$dir/runs.csv" verification bit_identical param_crc32 ranks threads \
+  rows=$(csv_rows "$dir/runs.csv" verification bit_identical param_crc32 ranks threads \
     host slurm_job_id slurm_nnodes hosts)
   if [[ $(grep -c . <<<"$rows") -ne ${expect_rows[$id]} ]]; then
     fail "job $id ($name): $(grep -c . <<<"$rows") CSV rows, expected ${expect_rows[$id]}"
@@ -414,7 +397,7 @@ info=$(slurm scontrol show job -o "$id")
 failed_runs=$(grep -sc 'FAILED: 4 rank(s) on 1 node(s), repeat [12] of 2: exit [1-9]' \
   "$dir/failed.txt")
 failed_runs=${failed_runs:-0}  # no failed.txt
-row_ranks=$(csv_columns "$dir/runs.csv" ranks 2>/dev/null | tr '\n' ' ')
+row_ranks=$(csv_rows "$dir/runs.csv" ranks 2>/dev/null | tr '\n' ' ')
 if [[ $info != *JobState=FAILED* || $info != *" ExitCode=1:0"* || $failed_runs -ne 2 ||
   $row_ranks != "1 1 2 2 " ]]; then
   fail "job $id (lenet-sweep with a failing point): $(grep -o 'JobState=[A-Z_]*' <<<"$info")," \
