@@ -20,23 +20,37 @@ endfunction()
 if(NOT MPIEXEC_EXECUTABLE)
   message(FATAL_ERROR "lenet: MPI found but no launcher (mpiexec or mpirun): set -DMPIEXEC_EXECUTABLE=PATH")
 endif()
-execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _launcher_text
-  ERROR_VARIABLE _launcher_text TIMEOUT 20)
-_lenet_mpi_family(LENET_MPI_FAMILY "${_launcher_text}")
-# The launcher's major version: Open MPI 5's mpirun (PRRTE) lost 4.1's -q.
-string(REGEX MATCH "[0-9]+\\.[0-9]+" _launcher_version "${_launcher_text}")
-string(REGEX REPLACE "\\..*" "" LENET_MPI_LAUNCHER_MAJOR "${_launcher_version}")
+# _lenet_launcher(): LENET_MPI_FAMILY and LENET_MPI_LAUNCHER_MAJOR of MPIEXEC_EXECUTABLE, from
+# its --version (Open MPI 5's mpirun, PRRTE, lost 4.1's -q).
+macro(_lenet_launcher)
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _launcher_text
+    ERROR_VARIABLE _launcher_text TIMEOUT 20)
+  _lenet_mpi_family(LENET_MPI_FAMILY "${_launcher_text}")
+  string(REGEX MATCH "[0-9]+\\.[0-9]+" _launcher_version "${_launcher_text}")
+  string(REGEX REPLACE "\\..*" "" LENET_MPI_LAUNCHER_MAJOR "${_launcher_version}")
+endmacro()
+_lenet_launcher()
 _lenet_mpi_family(_library_family "${MPI_CXX_LIBRARY_VERSION_STRING}")
 # The library's name and version, the first line of its version string.
 string(REGEX REPLACE "[,\n].*" "" _library "${MPI_CXX_LIBRARY_VERSION_STRING}")
 string(REGEX REPLACE "[ \t]+" " " _library "${_library}")
 
-# One family's launcher starts another's programs as unrelated one-rank jobs: refuse the build.
-# (Debian puts both families' launchers in /usr/bin, and FindMPI takes the default mpiexec.)
+# One family's launcher starts another's programs as unrelated one-rank jobs. Debian puts both
+# families' launchers in /usr/bin, and FindMPI takes the default mpiexec: where you named no
+# launcher, the library's own beside it is taken (said in one line); else the build is refused.
 if(NOT LENET_MPI_FAMILY STREQUAL "other" AND NOT _library_family STREQUAL "other"
    AND NOT LENET_MPI_FAMILY STREQUAL _library_family)
   get_filename_component(_dir ${MPIEXEC_EXECUTABLE} DIRECTORY)
   find_program(_match NAMES mpiexec.${_library_family} mpiexec.hydra HINTS ${_dir} NO_CACHE)
+  if(_match AND NOT LENET_MPIEXEC_GIVEN)
+    message(STATUS "lenet: ${MPIEXEC_EXECUTABLE} is the other MPI family's launcher: "
+      "using ${_match}, the launcher of the library lenet-mpi links")
+    set(MPIEXEC_EXECUTABLE ${_match} CACHE FILEPATH "Executable for running MPI programs." FORCE)
+    _lenet_launcher()
+  endif()
+endif()
+if(NOT LENET_MPI_FAMILY STREQUAL "other" AND NOT _library_family STREQUAL "other"
+   AND NOT LENET_MPI_FAMILY STREQUAL _library_family)
   if(NOT _match)
     set(_match "its own mpiexec")
   endif()
