@@ -1,16 +1,21 @@
-"""Bounded runs of untrusted programs.
+"""Bounded, observed runs of programs.
 
-Every process the grader starts gets a time limit, a session of its own and a tag in its
-environment that its children inherit (mpirun's ranks included). On the limit, and after every
-run, whatever carries the tag is killed: a hang in a barrier or an MPI_Recv that is never
-matched ends with the check, not with the grading. Where the grader runs as root, student code
-runs as the unprivileged user `nobody`.
+Every process the grader starts gets a time limit and a session of its own; student code runs
+in the sandbox (sandbox.py), whose PID namespace ends with it, and, where there is none, under
+a tag in its environment that its children inherit (mpirun's ranks included), by which whatever
+is left is killed. Its output comes through the grader's own pipe, of which the first and the
+last part are kept and the rest counted: no limit on what a program may print can cost it a
+check. While it runs, an Observer reads from /proc what each of its processes and threads did:
+the CPU time of every thread, the programs they ran: the grader's evidence, which nothing in the
+program can write.
 """
+import collections
 import os
 import re
 import resource
 import signal
 import subprocess
+import threading
 import time
 import uuid
 
@@ -19,7 +24,8 @@ import uuid
 # [NON-XML-CHAR-0x1B], the rest stays), any other such marker, and control characters.
 CONTROL = re.compile(r"(?:\x1b|\[NON-XML-CHAR-0x1B\])\[[0-9;?]*[A-Za-z]"
                      r"|\[NON-XML-CHAR-0x[0-9A-Fa-f]+\]|[\x00-\x08\x0b-\x1f\x7f]")
-OUTPUT_LIMIT = 64 << 20  # bytes a run may write to a file (its output included)
+HEAD, TAIL = 64 << 10, 256 << 10  # bytes of a run's output kept: its first and its last
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 def plain(text):
@@ -41,10 +47,18 @@ def unprivileged_ids():
     return user.pw_uid, user.pw_gid
 
 
+def user_kwargs():
+    """Popen's arguments that make a child the unprivileged user, where the grader is root."""
+    if not as_root():
+        return {}
+    uid, gid = unprivileged_ids()
+    return dict(user=uid, group=gid, extra_groups=[])
+
+
 class Result:
-    def __init__(self, rc, output, seconds, timed_out, cpu_seconds):
+    def __init__(self, rc, output, seconds, timed_out, cut=0, observed=None):
         self.rc, self.output, self.seconds = rc, output, seconds
-        self.timed_out, self.cpu_seconds = timed_out, cpu_seconds
+        self.timed_out, self.cut, self.observed = timed_out, cut, observed
 
     @property
     def ok(self):
@@ -54,10 +68,150 @@ class Result:
         lines = [l for l in self.output.strip().split("\n") if l.strip()]
         return lines[-1].strip() if lines else "(no output)"
 
+    def cut_note(self):
+        """'' or the line a report gives a run whose output was cut."""
+        if not self.cut:
+            return ""
+        return (f"output cut after {HEAD >> 10} KB: {self.cut / 1e6:.1f} MB in the middle were "
+                f"not kept (the grade does not depend on what a program prints)")
+
 
 def _limits():
-    resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_LIMIT, OUTPUT_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+class Capped(threading.Thread):
+    """Reads a pipe to its end, keeping the first HEAD and the last TAIL bytes and counting the
+    rest: a program may print anything, any amount, and the grader neither stops nor fills up."""
+
+    def __init__(self, pipe):
+        super().__init__(daemon=True)
+        self.pipe, self.head, self.tail, self.total = pipe, bytearray(), collections.deque(), 0
+        self.tail_bytes = 0
+
+    def run(self):
+        while True:
+            chunk = self.pipe.read1(1 << 16) if hasattr(self.pipe, "read1") else \
+                self.pipe.read(1 << 16)
+            if not chunk:
+                break
+            self.total += len(chunk)
+            room = HEAD - len(self.head)
+            if room > 0:
+                self.head += chunk[:room]
+                chunk = chunk[room:]
+            if chunk:
+                self.tail.append(chunk)
+                self.tail_bytes += len(chunk)
+                while self.tail_bytes - len(self.tail[0]) >= TAIL:
+                    self.tail_bytes -= len(self.tail.popleft())
+
+    def text(self):
+        """(the output kept, as text, and the number of bytes cut from its middle)."""
+        tail = b"".join(self.tail)[-TAIL:]
+        cut = self.total - len(self.head) - len(tail)
+        middle = f"\n[... {cut} bytes not kept ...]\n".encode() if cut else b""
+        return (bytes(self.head) + middle + tail).decode("utf-8", "replace"), cut
+
+
+def _read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+class Observer(threading.Thread):
+    """Samples, every `interval` seconds, the processes started below `pid` (through the
+    kernel's children lists): for each, the programs it ran (its executable, at each exec), its
+    CPU time (that of threads that ended included) and each live thread's. The kernel keeps
+    these; the observed program cannot write them."""
+
+    def __init__(self, pid, interval=0.02):
+        super().__init__(daemon=True)
+        self.root, self.interval, self.procs = pid, interval, {}
+        self.done = threading.Event()
+
+    def run(self):
+        while True:
+            self.sample()
+            if self.done.wait(self.interval):
+                break
+
+    def stop(self):
+        self.done.set()
+        self.join(timeout=5)
+
+    def _below(self):
+        found, todo = [], [self.root]
+        while todo:
+            pid = todo.pop()
+            found.append(pid)
+            try:
+                tasks = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tasks:
+                todo += [int(c) for c in _read(f"/proc/{pid}/task/{tid}/children").split()]
+        return found
+
+    @staticmethod
+    def _cpu(stat):
+        fields = stat.rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICK  # utime + stime
+
+    def sample(self):
+        for pid in self._below():
+            stat = _read(f"/proc/{pid}/stat")
+            if not stat:
+                continue
+            rec = self.procs.setdefault(pid, {"exes": [], "runs": [], "cpu": 0.0, "threads": {},
+                                              "parent": int(stat.rsplit(b")", 1)[1].split()[1])})
+            try:
+                exe = os.readlink(f"/proc/{pid}/exe")
+            except OSError:
+                exe = None
+            # A program is what it runs and how it was called: an exec of itself with other
+            # arguments (lenet-serial --kernels simd becoming --kernels ref) is another run.
+            run = (exe, _read(f"/proc/{pid}/cmdline"))
+            if exe and run[1] and (not rec["runs"] or rec["runs"][-1] != run):
+                rec["runs"].append(run)
+            if exe and (not rec["exes"] or rec["exes"][-1] != exe):
+                rec["exes"].append(exe)
+            rec["cpu"] = max(rec["cpu"], self._cpu(stat))
+            try:
+                tasks = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tasks:
+                t = _read(f"/proc/{pid}/task/{tid}/stat")
+                if t:
+                    rec["threads"][int(tid)] = max(rec["threads"].get(int(tid), 0.0),
+                                                   self._cpu(t))
+
+    def started_by(self, test):
+        """[(program, what it ran)] for every program that a process running an executable
+        that passes test(path) turned into by exec, or started as a child."""
+        found = []
+        for rec in self.procs.values():
+            exes, runs = rec["exes"], rec["runs"]
+            for i, (exe, args) in enumerate(runs):  # an exec, after one of test's programs
+                if i and runs[i - 1] != (exe, args) and test(runs[i - 1][0]):
+                    how = "" if exe != runs[i - 1][0] else (
+                        " (itself, called " + " ".join(a.decode("utf-8", "replace")
+                                                        for a in args.split(b"\0")[1:6]) + ")")
+                    found.append((runs[i - 1][0], exe + how))
+            parent = self.procs.get(rec["parent"])
+            if exes and parent and parent["exes"] and test(parent["exes"][-1]) and \
+                    exes[0] != parent["exes"][-1]:
+                found.append((parent["exes"][-1], exes[0]))
+        return found
+
+    def of(self, name):
+        """The records of the processes whose last executable is called `name`."""
+        return [rec for rec in self.procs.values()
+                if rec["exes"] and os.path.basename(rec["exes"][-1]) == name]
 
 
 def tagged(tag):
@@ -119,51 +273,56 @@ def kill_strays(uid, since_ticks, folder):
             pass
 
 
-def run(cmd, *, timeout, cwd=None, env=None, untrusted=False, log=None):
-    """Runs cmd (a list) with its output in a file, for at most `timeout` seconds. untrusted:
-    as `nobody` where the grader is root. Returns a Result; the output has no colour codes and
-    at most its last 200 kB."""
+def run(cmd, *, timeout, cwd, env=None, untrusted=False, log=None, read=(), write=(),
+        observe=False):
+    """Runs cmd (a list) in folder cwd for at most `timeout` seconds. untrusted: in the sandbox,
+    with `read` bound read-only and cwd and `write` writable (where there is no sandbox: as
+    `nobody` where the grader is root). observe: an Observer watches it (Result.observed).
+    Returns a Result; its output without colour codes, its middle cut past HEAD + TAIL."""
+    from . import sandbox
+
     tag = uuid.uuid4().hex
     run_env = dict(os.environ if env is None else env)
-    run_env.update(LABKIT_RUN=tag, NO_COLOR="1", CLICOLOR="0", GCC_COLORS="", TERM="dumb")
-    kwargs = {}
-    if untrusted and as_root():
-        uid, gid = unprivileged_ids()
-        kwargs = dict(user=uid, group=gid, extra_groups=[])
-        run_env["HOME"] = cwd or "/tmp"
-    out_path = os.path.join(cwd or "/tmp", f".labkit-out-{tag}")
+    run_env["LABKIT_RUN"] = tag
+    kwargs = user_kwargs() if untrusted else {}
+    if untrusted and sandbox.missing() is None:
+        run_env.pop("LABKIT_RUN")  # the PID namespace ends everything with the sandbox
+        argv = sandbox.command(cmd, read=read, write=write, cwd=cwd)
+        kwargs = {}  # sandbox.command becomes the unprivileged user itself
+        here = "/"  # cwd is the sandbox's
+    else:
+        argv, here = cmd, cwd
     since = _uptime_ticks()
     start = time.monotonic()
     timed_out = False
-    with open(out_path, "w+b") as out:
-        if kwargs:
-            os.chown(out_path, kwargs["user"], kwargs["group"])
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        proc = subprocess.Popen(cmd, cwd=cwd, env=run_env, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                                preexec_fn=_limits, **kwargs)
-        try:
-            rc = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            kill_tagged(tag, proc.pid)
-            rc = proc.wait()
-        seconds = time.monotonic() - start
-        kill_tagged(tag, proc.pid)  # what a finished run left behind
-        if kwargs:
-            kill_strays(kwargs["user"], since, cwd or "/tmp")
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        out.seek(0, os.SEEK_END)
-        size = out.tell()
-        out.seek(max(0, size - 200_000))
-        text = out.read().decode("utf-8", "replace")
-    os.remove(out_path)
+    proc = subprocess.Popen(argv, cwd=here, env=run_env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True, preexec_fn=_limits, **kwargs)
+    reader = Capped(proc.stdout)
+    reader.start()
+    observer = Observer(proc.pid) if observe else None
+    if observer:
+        observer.start()
+    try:
+        rc = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        kill_tagged(tag, proc.pid)
+        rc = proc.wait()
+    seconds = time.monotonic() - start
+    if observer:
+        observer.stop()
+    kill_tagged(tag, proc.pid)  # what a finished run left behind
+    if kwargs:
+        kill_strays(kwargs["user"], since, cwd)
+    reader.join(timeout=10)
+    proc.stdout.close()
+    text, cut = reader.text()
     text = plain(text)
     if log is not None:
         log.write(f"$ {' '.join(cmd)}\n{text}")
         if not text.endswith("\n"):
             log.write("\n")
         log.write(f"[exit {'TIMEOUT after %d s' % timeout if timed_out else rc}, "
-                  f"{seconds:.1f} s]\n\n")
-    return Result(rc, text, seconds, timed_out, cpu)
+                  f"{seconds:.1f} s{', output cut: %d bytes' % cut if cut else ''}]\n\n")
+    return Result(rc, text, seconds, timed_out, cut, observer)

@@ -5,7 +5,7 @@
 set -euo pipefail
 apt-get update -qq
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake g++ make zlib1g-dev libcli11-dev \
-  catch2 libopenmpi-dev openmpi-bin libbenchmark-dev python3 >/dev/null
+  catch2 libopenmpi-dev openmpi-bin libbenchmark-dev python3 bubblewrap >/dev/null
 source=${AUTOGRADER_ROOT:-/autograder}/source
 python3 "$source/project/labkit/lab.py" grade @LAB@ "$source/project" --no-timing \
   --out /tmp/reference-grade

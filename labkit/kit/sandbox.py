@@ -1,0 +1,124 @@
+"""Where student code runs: a bubblewrap sandbox (Debian's `bubblewrap`), made anew for every
+build and every run.
+
+Inside it a process sees the system's programs and libraries (/usr, /etc, /sys) read-only, a
+private /tmp, /proc of its own PID namespace, no network but loopback, and of the grading only
+the folders the caller names: the graded tree and its build (read-only while a program runs),
+the run's own folder (writable), the timing data. Nothing else of the machine is there: not the
+instructor's project, not the reference's build, not the kit's caches, not other submissions.
+It runs as `nobody` (as the user the kit is given, LAB_USER) where the grader is root, with no
+capability and no way to gain one (setpriv --no-new-privs), in a
+clean, fixed environment (sandbox.environment()): no PWD, LAB_* or path naming the instructor's
+tree.
+
+Where namespaces are refused (Docker's default seccomp profile, as on Gradescope), or bwrap is
+missing, runs fall back to a plain process of that user, and `missing()` says which protection
+is lost; the report carries that line.
+"""
+import os
+import shutil
+import subprocess
+
+from . import procs
+
+SYSTEM = ("/usr", "/etc", "/sys")  # read-only, where they exist
+VIEW = "/lab"  # where the sandbox shows the graded tree (src/, build/), bin/, data/ and run/
+_state = {}
+
+
+def _links():
+    """bwrap arguments for /bin, /lib, /lib64, /lib32 and /sbin as the host has them: symbolic
+    links into /usr (merged /usr) or folders of their own."""
+    out = []
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(top):
+            out += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            out += ["--ro-bind", top, top]
+    return out
+
+
+def command(cmd, *, read=(), write=(), cwd):
+    """The bwrap command line that runs cmd (a list) with `read` folders (or files) bound
+    read-only and `write` folders writable, in folder cwd. Each is a path, bound at the same
+    path, or a pair (path here, path in the sandbox)."""
+    # Root makes the namespaces itself (no user namespace, which some systems refuse to other
+    # users: Ubuntu 24.04's AppArmor), then becomes the unprivileged user with no capability
+    # left; anyone else makes them in a user namespace of their own.
+    unshare = (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+                "--unshare-cgroup-try"] if procs.as_root() else ["--unshare-all"])
+    argv = ["bwrap"] + unshare + ["--die-with-parent", "--new-session", "--proc", "/proc",
+            "--dev", "/dev", "--tmpfs", "/tmp"]
+    for top in SYSTEM:
+        if os.path.exists(top):
+            argv += ["--ro-bind", top, top]
+    argv += _links()
+    binds = [(kind, path if isinstance(path, tuple) else (path, path))
+             for kind, paths in (("--ro-bind", read), ("--bind", write)) for path in paths]
+    # The folders above the binds, open to the sandbox's user (bwrap makes them 0700 as root).
+    parents = {os.path.dirname(p[1]) for _, p in binds}
+    for parent in sorted(parents | {os.path.dirname(p) for p in parents} - {"/"},
+                         key=lambda p: p.count("/")):
+        if not os.path.exists(parent) or parent.startswith(VIEW):
+            argv += ["--perms", "0755", "--dir", parent]
+    for kind, (here, there) in binds:
+        argv += [kind, here, there]
+    argv += ["--chdir", cwd, "--"]
+    if procs.as_root():
+        uid, gid = procs.unprivileged_ids()
+        argv += ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
+                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    return argv + list(cmd)
+
+
+def environment(home, extra=None):
+    """The one environment of every build and run of student code (and of the reference's
+    runs, so that nothing tells a timed run from a checked one): fixed values only."""
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": "/tmp",
+           "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb", "NO_COLOR": "1",
+           "CLICOLOR": "0", "GCC_COLORS": "",
+           # Idle OpenMP threads sleep, so that the CPU time each thread used is the work it did.
+           "OMP_WAIT_POLICY": "passive",
+           # Open MPI: more ranks than cores (tests at 3 and 4 ranks), a waiting rank yields.
+           "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_mpi_yield_when_idle": "1"}
+    if procs.as_root():
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    for cuda in ("/usr/local/cuda/bin",):
+        if os.path.isdir(cuda):
+            env["PATH"] = cuda + ":" + env["PATH"]
+    env.update(extra or {})
+    return env
+
+
+def missing():
+    """None where every build and run is sandboxed; else one line naming what is missing."""
+    if "missing" not in _state:
+        _state["missing"] = _probe()
+    return _state["missing"]
+
+
+def _probe():
+    if os.environ.get("LAB_SANDBOX") == "off":  # the kit's own test of the fallback
+        return "no sandbox (LAB_SANDBOX=off)"
+    if shutil.which("bwrap") is None:
+        return ("no sandbox: bubblewrap is not installed (apt-get install bubblewrap): student "
+                "code ran as a plain process" + _who())
+    probe = command(["true"], cwd="/")
+    try:
+        r = subprocess.run(probe, capture_output=True, text=True, timeout=30,
+                           stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"no sandbox: bwrap could not start ({e})" + _who()
+    if r.returncode != 0:
+        why = (r.stderr.strip().splitlines() or ["no message"])[-1]
+        return (f"no sandbox: bwrap could not make its namespaces here ({why}; e.g. Docker's "
+                f"default seccomp profile): no private PID, network or file view" + _who())
+    return None
+
+
+def _who():
+    if procs.as_root():
+        return (", as the unprivileged user; the reference, the solutions and the kit's caches "
+                "are unreadable to that user")
+    return (", as the grader's own user: it could read what that user can (run the grader as "
+            "root, or install bubblewrap)")
