@@ -6,6 +6,7 @@
   grade N DIR [options]         grade DIR's lab N work against the reference (sealed)
   gradescope N OUT.zip          a Gradescope autograder bundle for lab N
   rubric N                      lab N's rubric table, from its manifest
+  flagged N DIR...              a class's gradings of lab N: scores, and the flagged ones
 
 Python 3.10+, standard library only.
 """
@@ -157,6 +158,39 @@ def write_reports(args, g, r, out, results_path):
             f.write(f"result={report.github_classroom(r)}\n")
 
 
+def cmd_flagged(args):
+    """The teaching assistant's view of a class: each DIR's grade-N.json (from lab.sh grade),
+    its score, and every flag the grader raised, flagged submissions last."""
+    import json
+
+    rows, flagged, missing = [], [], []
+    for folder in args.dirs:
+        path = folder if folder.endswith(".json") else os.path.join(folder,
+                                                                     f"grade-{args.lab}.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                r = json.load(f)
+        except (OSError, ValueError):
+            missing.append(folder)
+            continue
+        x = r.get("extra_data", {})
+        if x.get("lab") != args.lab:
+            die(f"flagged: {path} is a grading of lab {x.get('lab')}, not lab {args.lab}")
+        rows.append(f"{r['score']:>6g} / {x.get('max_score', '?'):<4} {folder}")
+        if x.get("flags"):
+            flagged.append((folder, x["flags"]))
+    print(f"lab {args.lab}: {len(rows)} gradings, {len(flagged)} flagged" +
+          (f", {len(missing)} without a grade-{args.lab}.json" if missing else ""))
+    print("\n".join(rows))
+    for folder in missing:
+        print(f"  no grade-{args.lab}.json: {folder}")
+    for folder, flags in flagged:
+        print(f"FLAGGED {folder}:")
+        for line in flags:
+            print(f"  - {line}")
+    return 1 if flagged else 0
+
+
 PLATFORMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "platforms")
 
 
@@ -224,12 +258,17 @@ def main(argv=None):
     z.add_argument("zip")
     r = sub.add_parser("rubric", help="lab N's rubric table, from its manifest")
     r.add_argument("lab", type=int)
+    f = sub.add_parser("flagged", help="a class's gradings of lab N (each DIR's grade-N.json): "
+                                       "scores and flags (exit 1 when any is flagged)")
+    f.add_argument("lab", type=int)
+    f.add_argument("dirs", nargs="+", metavar="DIR")
     args = p.parse_args(argv)
     if getattr(args, "reps", 1) < 1:
         die("--reps: expected a positive number")
     try:
         return {"list": cmd_list, "start": cmd_start, "grade": cmd_grade,
-                "gradescope": cmd_gradescope, "rubric": cmd_rubric}[args.command](args) or 0
+                "gradescope": cmd_gradescope, "rubric": cmd_rubric,
+                "flagged": cmd_flagged}[args.command](args) or 0
     except manifest.ManifestError as e:
         die(str(e))
 

@@ -1,11 +1,14 @@
 // The MPI tests' main: every rank runs the same Catch2 tests (so that their collectives meet),
 // rank 0 reports, and another rank's output is shown only when that rank failed. All ranks
-// exit non-zero when any of them failed.
+// exit non-zero when any of them failed. A report file (-o FILE, the lab kit's) is rank 0's;
+// rank R writes its own to FILE.rankR.
 #define CATCH_CONFIG_RUNNER
 #include <mpi.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "catch.hpp"
 
@@ -17,8 +20,17 @@ int main(int argc, char** argv) {
   std::FILE* scratch = rank > 0 ? std::tmpfile() : nullptr;
   if (scratch) dup2(fileno(scratch), STDOUT_FILENO);
 
+  std::vector<std::string> args(argv, argv + argc);
+  for (std::size_t i = 1; i + 1 < args.size(); ++i) {
+    if (rank > 0 && (args[i] == "-o" || args[i] == "--out"))
+      args[i + 1] += ".rank" + std::to_string(rank);
+  }
+  std::vector<char*> pointers;
+  for (std::string& a : args)
+    pointers.push_back(a.data());
+
   Catch::Session session;
-  int failed = session.applyCommandLine(argc, argv);
+  int failed = session.applyCommandLine(argc, pointers.data());
   if (failed == 0) failed = session.run();
   std::fflush(stdout);
 

@@ -1,26 +1,41 @@
-"""The grader's build: one source mirror and one build folder in the cache, into which the
-reference and each graded copy are written in turn, so that a grading recompiles only the files
-that differ. Student code is compiled and run as `nobody` where the grader is root."""
+"""The grader's builds, in its cache (one grading at a time holds it):
+
+  CACHE/data/digits             the timing data (read-only to student code)
+  CACHE/labN-MODE/reference/    the reference (the solution among stand-ins), built by the
+                                grader itself, readable by it alone; rebuilt when the project
+                                changes
+  CACHE/labN-MODE/base/         a pristine build of lab N's starter (its stubs), readable by the
+                                grader alone, laid out for the path below
+  CACHE/labN-MODE/graded/       the submission's build: a fresh copy of base/ for every grading,
+                                the student's regions written into it, built in the sandbox,
+                                removed when the grading ends
+
+No grading sees another's files, nothing a student build writes outlives its grading, and no
+student build ever shares a folder with the reference's objects. Student code is compiled in the
+sandbox (sandbox.py), which shows it the graded tree and its build folder only.
+"""
 import hashlib
 import os
 import re
 import shutil
 import subprocess
 
-from . import procs, regions, tree
+from . import procs, regions, sandbox, tree
 
 EXECUTABLES = ("lenet-serial", "lenet-openmp", "lenet-mpi", "lenet-cuda", "lenet-cuda-emu",
                "lenet-bench-layers")
 
 
 def default_cache(root):
-    """$LAB_CACHE, or: for root, a folder of /var/tmp per project (one that `nobody`, who runs
-    the student code, can reach); for anyone else, build-lab/ in the project."""
+    """$LAB_CACHE, or a folder per project outside it (its path names no part of the project):
+    for root, in /var/tmp; for anyone else, in ~/.cache."""
     if os.environ.get("LAB_CACHE"):
         return os.path.abspath(os.environ["LAB_CACHE"])
+    key = hashlib.sha256(root.encode()).hexdigest()[:12]
     if procs.as_root():
-        return os.path.join("/var/tmp/lenet-labkit", hashlib.sha256(root.encode()).hexdigest()[:12])
-    return os.path.join(root, "build-lab")
+        return os.path.join("/var/tmp/lenet-labkit", key)
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(home, "lenet-labkit", key)
 
 
 def has_gpu():
@@ -48,51 +63,22 @@ def configuration(manifest, mode):
     return "release", ["-DCMAKE_CUDA_ARCHITECTURES=75"] if has_nvcc() else []
 
 
-class Cache:
-    def __init__(self, path):
-        self.path = path
-        self.src = os.path.join(path, "src")
-        self.build = os.path.join(path, "build")
-        self.owner = procs.unprivileged_ids() if procs.as_root() else None
+class Tree:
+    """A source folder and its build folder; `inside`: where builds and runs see them (the
+    sandbox's /lab/src and /lab/build, so that no path of this machine is written into the
+    build), or None: at their own paths."""
 
-    def prepare(self):
-        os.makedirs(self.path, exist_ok=True)
-        if procs.as_root():
-            os.chmod(self.path, 0o755)
-        for d in (self.src, self.build):
-            os.makedirs(d, exist_ok=True)
-            if self.owner:
-                os.chown(d, *self.owner)
+    def __init__(self, top, inside=None):
+        self.top = top
+        self.src = os.path.join(top, "src")
+        self.build = os.path.join(top, "build")
+        self.src_in = os.path.join(inside, "src") if inside else self.src
+        self.build_in = os.path.join(inside, "build") if inside else self.build
 
-    def lay(self, ref_root, overrides):
-        return tree.write(ref_root, self.src, overrides, owner=self.owner)
-
-    def compile(self, manifest, mode, targets, log, timeout):
-        """Configure (where the options changed) and build `targets` of the tree in src, as
-        the unprivileged user. Returns a procs.Result."""
-        preset, options = configuration(manifest, mode)
-        # The preset's own folder is in src: the build goes to the cache's build folder.
-        configure = ["cmake", "--preset", preset, "-S", self.src, "-B", self.build] + options
-        r = procs.run(configure, timeout=timeout, cwd=self.build, untrusted=True, log=log)
-        if not r.ok:
-            return r
-        build = ["cmake", "--build", self.build, "-j", str(os.cpu_count() or 1), "--target"]
-        r = procs.run(build + targets, timeout=timeout, cwd=self.build, untrusted=True, log=log)
-        # A link cut short leaves its output without the execute bit and newer than its inputs,
-        # which make then takes as done: remove such a leftover and build again.
-        broken = [p for p in self.executables(targets, executable=False).values()
-                  if not os.access(p, os.X_OK)] if r.ok else []
-        if broken:
-            for p in broken:
-                os.remove(p)
-            r = procs.run(build + targets, timeout=timeout, cwd=self.build, untrusted=True,
-                          log=log)
-        if r.ok and mode == "emulated" and has_nvcc() and "nvcc_object" in manifest:
-            # nvcc compiles the lab's file too (for the T4), for what only nvcc rejects.
-            folder, target = manifest["nvcc_object"]
-            r = procs.run(["make", "-C", os.path.join(self.build, folder), target],
-                          timeout=timeout, cwd=self.build, untrusted=True, log=log)
-        return r
+    def binds(self, *, writable):
+        """sandbox.command's (here, inside) pairs of the two folders."""
+        src, build = (self.src, self.src_in), (self.build, self.build_in)
+        return ([src], [build]) if writable else ([src, build], [])
 
     def executables(self, names=EXECUTABLES, executable=True):
         """{name: path} of the built files with those names (only executable ones, unless
@@ -106,18 +92,116 @@ class Cache:
                     found[f] = p
         return found
 
-    def copy_executables(self, dst, *, private):
-        """The built executables into dst; private: readable by the grader's user only."""
-        if os.path.isdir(dst):
-            shutil.rmtree(dst)
-        os.makedirs(dst)
-        for name, path in self.executables().items():
-            shutil.copy2(path, os.path.join(dst, name))
-        if private:
-            os.chmod(dst, 0o700)
-        elif self.owner:
-            for f in os.listdir(dst) + [""]:
-                os.chown(os.path.join(dst, f), *self.owner)
+
+def private_folder(path):
+    """A folder only the grader's user can enter (made anew where it was not)."""
+    os.makedirs(path, exist_ok=True)
+    os.chmod(path, 0o700)
+    return path
+
+
+class Cache:
+    def __init__(self, path):
+        self.path = path
+        self.owner = procs.unprivileged_ids() if procs.as_root() else None
+
+    def prepare(self):
+        os.makedirs(self.path, exist_ok=True)
+        os.chmod(self.path, 0o755)  # the sandboxed user reaches graded/ and data/ through it
+
+    def lab(self, lab, mode):
+        top = os.path.join(self.path, f"lab{lab}-{mode}")
+        os.makedirs(top, exist_ok=True)
+        os.chmod(top, 0o755)
+        return top
+
+    def reference(self, lab, mode):
+        return Tree(os.path.join(private_folder(os.path.join(self.lab(lab, mode), "reference"))))
+
+    def graded(self, lab, mode):
+        inside = sandbox.VIEW if sandbox.missing() is None else None
+        return Tree(os.path.join(self.lab(lab, mode), "graded"), inside)
+
+    def base(self, lab, mode):
+        return os.path.join(private_folder(os.path.join(self.lab(lab, mode), "private")), "base")
+
+    def own(self, path):
+        """Gives what is under path to the sandboxed user (where the grader is root)."""
+        if self.owner is None:
+            return
+        for top, dirs, files in os.walk(path):
+            for name in dirs + files:
+                os.lchown(os.path.join(top, name), *self.owner)
+        os.lchown(path, *self.owner)
+
+    def restore(self, lab, mode, stamp):
+        """graded/ as base/ holds it, or None when base/ is missing or of another stamp."""
+        base, graded = self.base(lab, mode), self.graded(lab, mode)
+        try:
+            if tree.read(os.path.join(base, "stamp")).strip() != stamp:
+                return None
+        except OSError:
+            return None
+        shutil.rmtree(graded.top, ignore_errors=True)
+        # cp -a keeps the time stamps, so that make recompiles only the files written after.
+        subprocess.run(["cp", "-a", base, graded.top], check=True)
+        os.remove(os.path.join(graded.top, "stamp"))
+        return graded
+
+    def keep_as_base(self, lab, mode, stamp):
+        base, graded = self.base(lab, mode), self.graded(lab, mode)
+        shutil.rmtree(base, ignore_errors=True)
+        subprocess.run(["cp", "-a", graded.top, base + ".tmp"], check=True)
+        with open(os.path.join(base + ".tmp", "stamp"), "w") as f:
+            f.write(stamp + "\n")
+        os.replace(base + ".tmp", base)
+
+    def forget(self, lab, mode):
+        """Removes the graded copy: nothing of a submission outlives its grading."""
+        shutil.rmtree(self.graded(lab, mode).top, ignore_errors=True)
+
+
+def compile(t, manifest, mode, targets, log, timeout, *, untrusted):
+    """Configure (where the options changed) and build `targets` of Tree t; untrusted: in the
+    sandbox, which sees t's folders only. Returns a procs.Result."""
+    preset, options = configuration(manifest, mode)
+    env = sandbox.environment(t.build_in)
+    read, write = t.binds(writable=True)
+
+    def step(cmd):
+        return procs.run(cmd, timeout=timeout, cwd=t.build_in, env=env, untrusted=untrusted,
+                         read=read, write=write, log=log)
+
+    # The preset's own folder is in src: the build goes to t's build folder.
+    r = step(["cmake", "--preset", preset, "-S", t.src_in, "-B", t.build_in] + options)
+    if not r.ok:
+        return r
+    build = ["cmake", "--build", t.build_in, "-j", str(os.cpu_count() or 1), "--target"]
+    r = step(build + targets)
+    # A link cut short leaves its output without the execute bit and newer than its inputs,
+    # which make then takes as done: remove such a leftover and build again.
+    broken = [p for p in t.executables(targets, executable=False).values()
+              if not os.access(p, os.X_OK)] if r.ok else []
+    if broken:
+        for p in broken:
+            os.remove(p)
+        r = step(build + targets)
+    if r.ok and mode == "emulated" and has_nvcc() and "nvcc_object" in manifest:
+        # nvcc compiles the lab's file too (for the T4), for what only nvcc rejects.
+        folder, target = manifest["nvcc_object"]
+        r = step(["make", "-C", os.path.join(t.build_in, folder), target])
+    return r
+
+
+def copy_executables(t, dst, *, owner=None):
+    """t's built executables into dst (made anew), read-only; owned by `owner` where given."""
+    if os.path.isdir(dst):
+        shutil.rmtree(dst)
+    os.makedirs(dst)
+    for name, path in t.executables().items():
+        shutil.copy2(path, os.path.join(dst, name))
+        os.chmod(os.path.join(dst, name), 0o555)
+    os.chmod(dst, 0o755)
 
 
 def student_paths(text, src, where, lab):

@@ -2,17 +2,21 @@
 
   1. read the submission: only the bodies of the lab's regions count; a copy started for
      another lab, or without the lab's files, is refused;
-  2. build, in the cache: the reference (starter(N) + the solution), once per change of the
-     instructor's tree, then graded(N, the student's regions); never the student's tests,
-     CMake files or scripts;
+  2. build: the reference (starter(N) + the solution) by the grader, once per change of the
+     instructor's tree, readable by the grader alone; the submission in the sandbox, in a fresh
+     copy of the starter's build (build.py); never the student's tests, CMake files or scripts;
   3. the checks of the manifest, each bounded in time; one that hangs stops the rest of its
-     group (a lab's mode) or, without a group, all the rest;
-  4. performance, where every check passed: the student's parallel code against the same code
-     on one thread (or the ref kernels), and against the reference's;
-  5. the results: one dict in Gradescope's results.json format (report.py renders the rest).
+     group (a lab's mode) or, without a group, all the rest. Every verdict is the grader's:
+     it compares the parameters the student's program wrote with the reference's, reads the
+     test binaries' XML reports against the reference's, and measures work through /proc;
+     no exit code, printed line or counter of the student's process earns a point;
+  4. performance, where every check passed: the student's parallel runs against the
+     reference's parallel and one-thread (one-rank) runs, every timed run checked as well;
+  5. the results: one dict in Gradescope's results.json format (report.py renders the rest),
+     with a line per misconduct flag for the teaching assistant.
 """
-import csv
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -20,28 +24,26 @@ import shutil
 import statistics
 import tempfile
 import time
-from xml.etree import ElementTree
 
-from . import build, machine, procs, regions, submission, tree
+from . import build, machine, procs, regions, sandbox, submission, tree, verdicts
 from .manifest import KIT, checks_for
 
 ROOT = os.path.dirname(KIT)  # the tree this kit belongs to: the instructor's, or a starter
-# Performance points need at least this fraction of the calls that the reference shares among
-# all its threads to be shared by all of yours too. Not all: with schedule(dynamic), or a thread
-# that wakes late, one thread may now and then take a whole call, and the clock scores that
-# loss; a serial call that turns among the threads (`single`) shares none.
+# Performance points need the work spread over the threads as evenly as the reference spreads
+# it: the least busy of the threads asked for must have at least this fraction of the balance
+# (least busy / busiest thread's CPU time) that the reference's threads show in the same
+# grading. The reference is the yardstick because the measured runs hold serial parts the lab
+# does not ask to parallelise (reading the data, lab 2's other layers).
+MIN_BALANCE = 0.5
+# ... and use at most this multiple of the reference's CPU time in all: work done twice (every
+# thread computing everything), or a thread that spins to look busy, costs CPU the kernel counts.
+MAX_CPU_RATIO = 1.4
+# The program's own per-call counts (a veto, never a source of points): at least this fraction
+# of the calls the reference shares among all its threads must be shared by all of yours too.
 MIN_SHARED_CALLS = 0.9
-
-
-def last_csv_row(path):
-    """The last row of a CSV file the executables wrote (--csv) as a dict by column name (their
-    header is the contract; the quoted device column may hold commas and doubled quotes), or
-    None without one."""
-    if not os.path.isfile(path):
-        return None
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    return rows[-1] if rows else None
+# A run's summary prints each of these lines once; more in a student's run is a forged line.
+SUMMARY_KEYS = ("Verification", "Param CRC-32", "Samples computed", "C1 rows computed",
+                "Time per epoch")
 
 
 def mode_for(manifest):
@@ -75,7 +77,8 @@ class Grading:
         self.self_check = submission.started_for(ROOT) is not None  # run inside a starter
         self.mode = mode_for(self.m)
         self.checks = [Check(c) for c in checks_for(self.m, self.mode)]
-        self.ignored, self.refused, self.hung = [], None, {}
+        self.ignored, self.refused, self.hung, self.flags = [], None, {}, []
+        self.sandbox = None  # or the line that says which protection is missing
         self.performance = {"status": "not measured", "note": "", "score": 0.0}
         self.log_lines = []
         self.start = time.time()
@@ -142,64 +145,112 @@ class Grading:
         return self.m["targets_" + self.mode] if "targets_" + self.mode in self.m \
             else self.m["targets"]
 
+    def flag(self, what, evidence):
+        """A misconduct flag for the teaching assistant: never a score by itself."""
+        line = f"{what}: {evidence}"
+        if line not in self.flags:
+            self.flags.append(line)
+
+    # ---- 2. the builds --------------------------------------------------------------------
     def build_reference(self):
-        """The reference executables of this lab, in a folder only the grader can read; rebuilt
-        when the instructor's tree changed. In a starter (a self-check), there is none: the
-        student's own build stands in."""
-        self.ref_bin = os.path.join(self.cache.path, f"reference-lab{self.lab}-{self.mode}")
+        """The reference executables of this lab, built by the grader in a folder only it can
+        read; rebuilt when the instructor's tree changed. In a starter (a self-check), there is
+        none: the student's own build stands in."""
         if self.self_check:
-            return True
+            return
+        self.ref = self.cache.reference(self.lab, self.mode)
         overrides = tree.reference(ROOT, self.manifests, self.lab)
-        stamp = tree.stamp(ROOT, overrides)
+        stamp = tree.stamp(ROOT, overrides) + "-" + " ".join(self.targets())
+        self.ref_bin = os.path.join(self.ref.top, "bin")
+        self.ref_outputs = os.path.join(self.ref.top, "outputs")  # its runs, kept per stamp
         try:
-            if tree.read(os.path.join(self.ref_bin, "stamp")).strip() == stamp:
-                return True
+            if tree.read(os.path.join(self.ref.top, "stamp")).strip() == stamp:
+                return
         except OSError:
             pass
         self.say(f"building the reference of lab {self.lab} (once per change of the project) ...")
-        self.cache.lay(ROOT, overrides)
-        r = self.cache.compile(self.m, self.mode, self.targets(), self, self.limits["build_s"])
+        tree.write(ROOT, self.ref.src, overrides)
+        os.makedirs(self.ref.build, exist_ok=True)
+        r = build.compile(self.ref, self.m, self.mode, self.targets(), self,
+                          self.limits["build_s"], untrusted=False)
         if not r.ok:
             raise RuntimeError(f"the reference of lab {self.lab} does not build: "
                                f"{r.last_line()} (log: grade-{self.lab}.log)")
-        self.cache.copy_executables(self.ref_bin, private=True)
-        with open(os.path.join(self.ref_bin, "stamp"), "w") as f:
+        build.copy_executables(self.ref, self.ref_bin)
+        shutil.rmtree(self.ref_outputs, ignore_errors=True)
+        with open(os.path.join(self.ref.top, "stamp"), "w") as f:
             f.write(stamp + "\n")
-        return True
 
     def build_submission(self, check):
+        """The submission, built in the sandbox in a fresh copy of the starter's build (made
+        once per change of the project), so that only the lab's files are compiled."""
+        starter = tree.variant(ROOT, self.manifests, self.lab)
+        view = self.cache.graded(self.lab, self.mode).src_in
+        stamp = tree.stamp(ROOT, starter) + "-" + " ".join(self.targets()) + "-" + view
+        graded = self.cache.restore(self.lab, self.mode, stamp)
+        if graded is None:
+            self.say(f"building lab {self.lab}'s starter (once per change of the project) ...")
+            graded = self.cache.graded(self.lab, self.mode)
+            shutil.rmtree(graded.top, ignore_errors=True)
+            tree.write(ROOT, graded.src, starter)
+            os.makedirs(graded.build)
+            self.cache.own(graded.build)
+            r = build.compile(graded, self.m, self.mode, self.targets(), self,
+                              self.limits["build_s"], untrusted=True)
+            if not r.ok:
+                raise RuntimeError(f"lab {self.lab}'s starter does not build: {r.last_line()} "
+                                   f"(log: grade-{self.lab}.log)")
+            self.cache.keep_as_base(self.lab, self.mode, stamp)
+        self.graded = graded
         self.say("building the submission ...")
-        overrides = tree.variant(ROOT, self.manifests, self.lab, self.work)
-        self.cache.lay(ROOT, overrides)
-        r = self.cache.compile(self.m, self.mode, self.targets(), self, self.limits["build_s"])
-        self.bin = os.path.join(self.work_dir, "bin")
+        tree.write(ROOT, graded.src, tree.variant(ROOT, self.manifests, self.lab, self.work))
+        r = build.compile(graded, self.m, self.mode, self.targets(), self,
+                          self.limits["build_s"], untrusted=True)
         if r.timed_out:
             check.failed(f"the build did not end within {self.limits['build_s']} s")
             return False
         if not r.ok:
-            errors = [l for l in build.student_paths(r.output, self.cache.src, self.where,
+            errors = [l for l in build.student_paths(r.output, graded.src_in, self.where,
                                                      self.lab).split("\n")
                       if re.search(r"error|Error", l)]
             first = errors[0].strip() if errors else r.last_line()
             check.failed(f"the build failed: {first[:300]} (grade-{self.lab}.log has every "
                          f"message)")
             return False
-        self.cache.copy_executables(self.bin, private=False)
+        self.bin = os.path.join(self.work_dir, "bin")
+        build.copy_executables(graded, self.bin)
+        # What student code sees: the graded tree, its executables and the data at fixed paths
+        # in the sandbox (or at their own, without one).
+        inside = graded.src_in != graded.src
+        self.view = {"src": graded.src_in, "build": graded.build_in,
+                     "bin": "/lab/bin" if inside else self.bin,
+                     "data": "/lab/data" if inside else self.data,
+                     "run": "/lab/run" if inside else None}
+        self.binds = [(graded.src, graded.src_in), (graded.build, graded.build_in),
+                      (self.bin, self.view["bin"]), (self.data, self.view["data"])]
         if self.self_check:
-            self.ref_bin = self.bin
+            self.ref, self.ref_bin = graded, self.bin
+            self.ref_outputs = os.path.join(self.work_dir, "reference-outputs")
         check.passed("Release build of " + ", ".join(self.targets()) +
                      ("; the kernels run EMULATED on the CPU: no GPU here"
                       if self.mode == "emulated" else ""))
         return True
 
-    # ---- 3. the checks ------------------------------------------------------------------
-    def expand(self, cmd, **extra):
-        values = dict(bin=getattr(self, "bin", ""), ref=self.ref_bin,
-                      vectors=os.path.join(self.cache.src, "tests", "vectors", "data"),
-                      digits=self.digits,
+    # ---- 3. runs ---------------------------------------------------------------------------
+    def expand(self, cmd, *, reference=False, **extra):
+        """cmd with {bin}, {ref}, {vectors}, {digits}, {mpi_launch} and {build} as the run sees
+        them: a student's run in the sandbox's view, the reference's at the grader's paths."""
+        if reference:
+            src, build_, bin_, data = self.ref.src, self.ref.build, self.ref_bin, self.data
+        else:
+            v = self.view
+            src, build_, bin_, data = v["src"], v["build"], v["bin"], v["data"]
+        values = dict(bin=bin_, ref=self.ref_bin,
+                      vectors=os.path.join(src, "tests", "vectors", "data"),
+                      digits=os.path.join(data, "digits"),
                       # MPI ranks start as the build's MPI wants: bash {mpi_launch} {build} -n P
-                      mpi_launch=os.path.join(ROOT, "run_scripts", "mpi_launch.sh"),
-                      build=self.cache.build)
+                      mpi_launch=os.path.join(src, "run_scripts", "mpi_launch.sh"),
+                      build=build_)
         values.update(extra)
         out = []
         for token in cmd:
@@ -212,27 +263,83 @@ class Grading:
         L = self.limits
         return min(L["run_cap_s"], max(L["run_floor_s"], L["run_factor"] * reference_seconds))
 
-    def run(self, cmd, *, untrusted, timeout):
-        return procs.run(cmd, timeout=timeout, cwd=self.work_dir, untrusted=untrusted,
-                         env=self.env, log=self)
+    def new_folder(self):
+        """A new, empty folder for one run's files: no run finds what another left."""
+        self.runs = getattr(self, "runs", 0) + 1
+        path = os.path.join(self.work_dir, f"run-{self.runs}")
+        os.makedirs(path)
+        if self.cache.owner:
+            os.chown(path, *self.cache.owner)
+        return path
 
-    def run_csv(self, cmd, *, untrusted, timeout):
-        """A run with --csv: (Result, the CSV row as a dict by column name, or None)."""
-        self.csv_count = getattr(self, "csv_count", 0) + 1
-        path = os.path.join(self.work_dir, f"run-{self.csv_count}.csv")
-        r = self.run(cmd + ["--csv", path], untrusted=untrusted, timeout=timeout)
-        return r, last_csv_row(path) if r.ok else None
+    def run_student(self, cmd, *, timeout, env=None, cwd=None):
+        """A run of student code in the sandbox, observed; (Result, its folder). Flags a
+        program of the build or of the run's folder that it ran without being told to."""
+        here = self.new_folder()
+        there = self.view["run"] or here
+        r = procs.run(cmd, timeout=timeout, cwd=cwd or there,
+                      env=sandbox.environment(there, env), untrusted=True, log=self,
+                      read=self.binds, write=[(here, there)], observe=True)
+        # The project's programs (lenet-*) start no other program: one that does (an exec of
+        # lenet-serial, a shell) is flagged and its run fails. Test programs may (popen).
+        program = lambda path: os.path.basename(path).startswith("lenet-")  # noqa: E731
+        r.ran = [f"{os.path.basename(parent)} ran {child}"
+                 for parent, child in r.observed.started_by(program)]
+        for ran in r.ran:
+            self.flag("ran another program", f"{ran} (in '{' '.join(cmd[-4:])}')")
+        return r, here
 
-    def reference_run(self, check, cmd, *, csv=False):
-        """The reference's run of a check, trusted: (Result, its CSV row or None). The kit is
-        broken, not the submission, if it fails."""
-        if csv:
-            r, row = self.run_csv(cmd, untrusted=False, timeout=self.limits["run_cap_s"])
-        else:
-            r, row = self.run(cmd, untrusted=False, timeout=self.limits["run_cap_s"]), None
-        if not r.ok or (csv and row is None):
-            raise RuntimeError(f"the reference run of '{check.name}' failed: {r.last_line()}")
-        return r, row
+    def run_reference(self, cmd, *, env=None, cwd=None, observe=False, what=""):
+        """A run of the reference (trusted), in the same environment as a student's; (Result,
+        its folder). The kit is broken, not the submission, if it fails."""
+        here = self.new_folder()
+        r = procs.run(cmd, timeout=self.limits["run_cap_s"], cwd=cwd or here,
+                      env=sandbox.environment(here, env), log=self, observe=observe)
+        if not r.ok:
+            raise RuntimeError(f"the reference run of '{what}' failed: {r.last_line()}")
+        return r, here
+
+    def reference_params(self, cmd, what, env=None):
+        """(seconds, parameters) of the reference's run of cmd (with --save), kept per build
+        of the reference: its runs are deterministic."""
+        key = hashlib.sha256(json.dumps([cmd, env]).encode()).hexdigest()[:16]
+        kept = os.path.join(self.ref_outputs, key)
+        if os.path.isfile(kept + ".ck"):
+            return float(tree.read(kept + ".s")), verdicts.read_checkpoint(kept + ".ck")
+        r, here = self.run_reference(cmd + ["--save", "params.ck"], env=env, what=what)
+        os.makedirs(self.ref_outputs, exist_ok=True)
+        shutil.copy(os.path.join(here, "params.ck"), kept + ".ck")
+        with open(kept + ".s", "w") as f:
+            f.write(f"{r.seconds}\n")
+        return r.seconds, verdicts.read_checkpoint(kept + ".ck")
+
+    def student_params(self, cmd, timeout, env=None):
+        """(Result, parameters or None, why none) of a student's run of cmd with --save."""
+        r, here = self.run_student(cmd + ["--save", "params.ck"], timeout=timeout, env=env)
+        self.forged_lines(r.output)
+        if r.timed_out:
+            return r, None, "timeout"
+        if r.ran:
+            return r, None, f"{r.ran[0]}: the program may not start another one"
+        try:
+            return r, verdicts.read_checkpoint(os.path.join(here, "params.ck")), ""
+        except verdicts.Unreadable as e:
+            return r, None, (f"{e}; exit {r.rc}: {r.last_line()[:200]}" +
+                             self.emulator_lines(r.output))
+
+    def forged_lines(self, output):
+        for key in SUMMARY_KEYS:
+            n = sum(1 for l in output.split("\n") if l.strip().startswith(key))
+            if n > 1:
+                self.flag("a forged summary line", f"a run printed {n} '{key} ...' lines where "
+                                                   f"the program's summary prints one")
+
+    @staticmethod
+    def emulator_lines(output):
+        """The CUDA emulation's own diagnostics (an access past a cudaMalloc block, a divergent
+        barrier), for the report."""
+        found = [l.strip() for l in output.split("\n") if l.strip().startswith("cuda_emu")]
+        return (" The emulator said: " + " | ".join(found[:3])) if found else ""
 
     def hung_in(self, check):
         """A check that did not end: the rest of its group (or of all checks) will not run."""
@@ -243,123 +350,192 @@ class Grading:
         check.failed(f"the run did not end within {r.seconds:.0f} s (its limit): a hang or a "
                      "deadlock? It was killed with all its processes")
 
-    def check_same_bits(self, check):
-        spec = check.spec
-        ref, want = self.reference_run(check, self.expand(spec["want"]), csv=True)
-        r, got = self.run_csv(self.expand(spec["got"]), untrusted=True,
-                              timeout=self.limit(ref.seconds))
+    # ---- 4. the checks ------------------------------------------------------------------------
+    def compare_params(self, check, got_cmd, want, seconds, *, exact, env=None):
+        """Runs got_cmd and judges its parameters against want; on a mismatch, runs it again
+        to tell a race from a wrong result."""
+        r, got, why = self.student_params(got_cmd, self.limit(seconds), env)
         if r.timed_out:
             return self.timed_out(check, r)
         if got is None:
-            return check.failed(f"expected a run that ends with exit 0, got exit {r.rc}: "
-                                f"{r.last_line()[:200]}")
-        if got["param_crc32"] == want["param_crc32"]:
-            return check.passed(f"Param CRC-32 {got['param_crc32']}, as lenet-serial's")
-        check.failed(f"expected Param CRC-32 {want['param_crc32']} (lenet-serial's), got "
-                     f"{got['param_crc32']}: not bit-identical")
+            return check.failed(f"expected the run's parameters, got none: {why}")
+        diff = verdicts.differences(got, want, exact=exact)
+        if diff is None:
+            return check.passed("the parameters are the reference's " +
+                                ("bit for bit" if exact else "within float32 rounding") +
+                                (f" ({r.cut_note()})" if r.cut else ""))
+        again, got2, _ = self.student_params(got_cmd, self.limit(seconds), env)
+        if got2 is not None and verdicts.differences(got2, got, exact=True):
+            return check.failed(f"different results on two runs of the same build: a race? "
+                                f"(the first run: {diff})")
+        check.failed(diff)
+
+    def check_same_bits(self, check):
+        spec = check.spec
+        seconds, want = self.reference_params(self.expand(spec["want"], reference=True),
+                                              check.name)
+        self.compare_params(check, self.expand(spec["got"]), want, seconds, exact=True)
 
     def check_verify(self, check):
         spec = check.spec
-        saved = os.path.join(self.work_dir, "want.ck")
-        ref, _ = self.reference_run(check, self.expand(spec["want"]) + ["--save", saved])
-        os.chmod(saved, 0o644)
-        r, got = self.run_csv(self.expand(spec["got"]) + ["--verify", saved], untrusted=True,
-                              timeout=self.limit(ref.seconds))
-        if r.timed_out:
-            return self.timed_out(check, r)
-        line = next((l.strip() for l in r.output.split("\n") if "Verification" in l), "")
-        if got is not None and got["verification"] == "SUCCESSFUL":
-            return check.passed(line or "Verification = SUCCESSFUL")
-        check.failed(f"expected Verification = SUCCESSFUL against {spec['against']}, got "
-                     f"{line or 'exit %d: %s' % (r.rc, r.last_line()[:200])}")
+        seconds, want = self.reference_params(self.expand(spec["want"], reference=True),
+                                              check.name)
+        self.compare_params(check, self.expand(spec["got"]), want, seconds, exact=False)
 
-    @staticmethod
-    def shared(output, key):
-        """(total, parts, fewest, most, shared calls, calls, part) from the summary's 'KEY = N on
-        P parts (A to B a part); calls shared by every part: S of C' line (part: thread or rank;
-        S and C None where the line has no calls), or None without one."""
-        m = re.search(re.escape(key) + r"\s*=\s*(\d+) on (\d+) (thread|rank)s? \((\d+) to (\d+) "
-                      r"a \3\)(?:; calls shared by every \3: (\d+) of (\d+))?", output)
-        if not m:
-            return None
-        total, parts, part, fewest, most, shared, calls = m.groups()
-        return tuple(None if x is None else int(x)
-                     for x in (total, parts, fewest, most, shared, calls)) + (part,)
-
-    def check_slices(self, check):
+    def check_trains_like(self, check):
+        """The student's program against the reference's serial run, one run per batch size,
+        each on B + 1 images (every epoch ends with a batch of one sample), within float32
+        rounding; `seeds` (the emulation's schedules) must give the same bits."""
         spec = check.spec
-        ref, _ = self.reference_run(check, self.expand(spec["run"], bin=self.ref_bin))
-        r, row = self.run_csv(self.expand(spec["run"]), untrusted=True,
-                              timeout=self.limit(ref.seconds))
+        for batch in spec["batches"]:
+            cases = ["--train-limit", str(batch + 1), "--batch", str(batch)]
+            seconds, want = self.reference_params(
+                self.expand(spec["want"], reference=True) + cases, check.name)
+            first = None
+            for seed in spec.get("seeds", ["1"]) if batch == spec["batches"][0] else ["1"]:
+                env = {spec["seed_env"]: seed} if "seed_env" in spec else None
+                r, got, why = self.student_params(self.expand(spec["got"]) + cases,
+                                                  self.limit(seconds), env)
+                if r.timed_out:
+                    return self.timed_out(check, r)
+                if got is None:
+                    return check.failed(f"B = {batch}: expected the run's parameters, got none: "
+                                        f"{why}")
+                diff = verdicts.differences(got, want, exact=False)
+                if diff:
+                    return check.failed(f"B = {batch}: {diff}" + self.emulator_lines(r.output))
+                if first is not None and verdicts.differences(got, first, exact=True):
+                    return check.failed(f"B = {batch}: different results in two schedules of the "
+                                        f"same build (seeds): a race?")
+                first = got
+        check.passed(f"B = {', '.join(map(str, spec['batches']))}: the parameters within float32 "
+                     f"rounding of the reference's lenet-serial, the same bits in "
+                     f"{len(spec.get('seeds', [1]))} schedules")
+
+    def check_work(self, check):
+        """Each sample computed on one rank, seen by the operating system: the job's ranks run
+        on ONE core, where a rank waiting for another yields it, so the job's CPU time is the
+        work it did. It must stay within `max_ratio` of the reference's job."""
+        spec = check.spec
+        cpu = str(min(os.sched_getaffinity(0)))
+        pin = ["taskset", "-c", cpu]
+        ref, _ = self.run_reference(pin + self.expand(spec["run"], reference=True),
+                                    observe=True, what=check.name)
+        r, _ = self.run_student(pin + self.expand(spec["run"]), timeout=self.limit(ref.seconds))
         if r.timed_out:
             return self.timed_out(check, r)
-        samples = self.shared(r.output, "Samples computed")
-        if row is None or samples is None:
-            return check.failed(f"expected a run that ends with its summary, got exit {r.rc}: "
+        if not r.ok:
+            return check.failed(f"expected a run that ends with exit 0, got exit {r.rc}: "
                                 f"{r.last_line()[:200]}")
-        total, ranks, low, high = samples[:4]
-        trained = int(row["train_images"]) * int(row["epochs"])
-        if total == trained and low > 0:
-            return check.passed(f"{trained} samples trained, each computed once: {low} to "
-                                f"{high} on each of the {ranks} ranks")
-        check.failed(f"expected each of the {trained} samples trained to be computed on one "
-                     f"rank ({trained} in all, some on every rank), got {total} computed, {low} "
-                     f"to {high} a rank" +
-                     (": every rank computed the whole batch?" if total >= ranks * trained else
-                      ""))
+        program = os.path.basename(spec["program"])
+        want = sum(p["cpu"] for p in ref.observed.of(program))
+        got = sum(p["cpu"] for p in r.observed.of(program))
+        ranks = len(r.observed.of(program))
+        ratio = got / want if want > 0 else float("inf")
+        if ranks >= 2 and ratio <= spec["max_ratio"]:
+            return check.passed(f"{ranks} ranks used {got:.2f} s of CPU on one core, the "
+                                f"reference's {want:.2f} s ({ratio:.2f}x): each sample computed "
+                                f"once")
+        check.failed(f"expected each sample computed on one rank: {ranks} ranks used {got:.2f} s "
+                     f"of CPU on one core where the reference's use {want:.2f} s ({ratio:.2f}x, "
+                     f"at most {spec['max_ratio']}x)" +
+                     (": every rank computed the whole batch?" if ratio > 1.6 else ""))
+
+    def tests_of(self, t, pattern):
+        """[(name, command, working folder, skip code)] of Tree t's CTest tests matching
+        pattern, as CMake wrote them (the grader reads the file; no test runs)."""
+        graded = t is self.graded
+        r = procs.run(["ctest", "--show-only=json-v1", "-R", pattern], timeout=60,
+                      cwd=t.build_in, untrusted=graded, read=self.binds[:1] if graded else (),
+                      write=self.binds[1:2] if graded else (), env=sandbox.environment(t.build_in),
+                      log=self)
+        try:
+            data = json.loads(r.output[r.output.index("{"):])
+        except ValueError:
+            raise RuntimeError(f"ctest could not list the tests of {t.build}: {r.last_line()}")
+        found = []
+        for test in data.get("tests", []):
+            props = {p["name"]: p["value"] for p in test.get("properties", [])}
+            found.append((test["name"], test["command"], props.get("WORKING_DIRECTORY", t.build_in),
+                          int(props.get("SKIP_RETURN_CODE", 77))))
+        return found
+
+    def run_test(self, command, cwd, *, student, timeout):
+        """Runs a test command with Catch2's XML reporter writing into the run's folder; (Result,
+        {file name: verdicts.Report} of every report (MPI: one per rank), the folder)."""
+        if student:
+            here = self.new_folder()
+            there = self.view["run"] or here
+            r = procs.run(command + ["-r", "xml", "-o", os.path.join(there, "report.xml")],
+                          timeout=timeout, cwd=cwd, env=sandbox.environment(there),
+                          untrusted=True, log=self, observe=True, read=self.binds,
+                          write=[(here, there)])
+        else:
+            here = self.new_folder()
+            r = procs.run(command + ["-r", "xml", "-o", os.path.join(here, "report.xml")],
+                          timeout=timeout, cwd=cwd, env=sandbox.environment(here), log=self)
+        found = {f: verdicts.Report(os.path.join(here, f)) for f in os.listdir(here)
+                 if f.startswith("report.xml")}
+        return r, found, here
+
+    def expected_reports(self, name, pattern):
+        """The reference's reports of one test, kept per build of the reference."""
+        key = os.path.join(self.ref_outputs, "test-" + hashlib.sha256(name.encode())
+                           .hexdigest()[:16])
+        if not os.path.isdir(key):
+            tests = {n: (c, w, s) for n, c, w, s in self.tests_of(self.ref, pattern)}
+            if name not in tests:
+                raise RuntimeError(f"the reference has no test '{name}'")
+            command, cwd, _ = tests[name]
+            r, found, here = self.run_test(command, cwd, student=False,
+                                           timeout=self.limits["ctest_test_s"])
+            if not found or not all(x.complete and not x.failures for x in found.values()):
+                raise RuntimeError(f"the reference's test '{name}' did not pass: "
+                                   f"{r.last_line()}")
+            os.makedirs(key + ".tmp", exist_ok=True)
+            for f in found:
+                shutil.copy(os.path.join(here, f), os.path.join(key + ".tmp", f))
+            os.replace(key + ".tmp", key)
+        return {f: verdicts.Report(os.path.join(key, f)) for f in os.listdir(key)}
 
     def check_ctest(self, check):
-        """A group of the project's CTest tests (by name), each at most ctest_test_s seconds;
-        their results read from ctest's JUnit file, not from its printed text."""
+        """A group of the project's tests (by CTest name), each run as CMake registered it with
+        Catch2's XML reporter added, each at most ctest_test_s seconds; judged by its reports
+        against the reference's: every test case there, passed, with as many assertions. An
+        exit code earns nothing."""
         spec = check.spec
         per_test = self.limits["ctest_test_s"]
-        listed = procs.run(["ctest", "-N", "-R", spec["tests"]], timeout=60, cwd=self.cache.build,
-                           untrusted=True, env=self.env)
-        count = len(re.findall(r"Test +#\d+:", listed.output))
-        if count == 0:
-            raise RuntimeError(f"'{check.name}': no test of the build matches "
-                               f"'{spec['tests']}'")
-        self.junit_count = getattr(self, "junit_count", 0) + 1
-        junit = os.path.join(self.work_dir, f"ctest-{self.junit_count}.xml")
-        cmd = ["ctest", "-R", spec["tests"], "--timeout", str(per_test), "--output-junit", junit]
-        r = procs.run(cmd, timeout=count * per_test + 60, cwd=self.cache.build, untrusted=True,
-                      env=self.env, log=self)
-        results = []  # (name, "passed" | "failed" | "timeout" | "skipped", message, output)
-        try:
-            for case in ElementTree.parse(junit).getroot().iter("testcase"):
-                failure, skipped = case.find("failure"), case.find("skipped")
-                out = procs.plain(case.findtext("system-out") or "")
-                if case.get("status") == "run" and failure is None:
-                    results.append((case.get("name"), "passed", "", out))
-                elif case.get("status") == "notrun" or skipped is not None:
-                    results.append((case.get("name"), "skipped", "", out))
-                else:
-                    message = procs.plain(failure.get("message", "")) if failure is not None \
-                        else ""
-                    kind = "timeout" if "Timeout" in message else "failed"
-                    results.append((case.get("name"), kind, message, out))
-        except (OSError, ElementTree.ParseError):
-            pass
-        if r.timed_out or any(kind == "timeout" for _, kind, _, _ in results):
-            self.hung_in(check)
-            slow = [n for n, kind, _, _ in results if kind == "timeout"] or ["ctest"]
-            return check.failed(f"a test did not end within {per_test} s and was killed with "
-                                f"all its processes: a hang or a deadlock? ({', '.join(slow)})")
-        if len(results) < count:
-            return check.failed(f"expected {count} tests to run, ctest reported "
-                                f"{len(results)}: {r.last_line()[:200]}")
-        for name, kind, _, out in results:
-            if kind != "passed":  # the log has what the student needs to see
-                self.write(f"--- {name}: {kind}\n{out}\n")
-        failed = [x for x in results if x[1] == "failed"]
-        skipped = [x for x in results if x[1] == "skipped"]
-        if failed:
-            return check.failed("; ".join(f"{name}: {self.failure(out)}"
-                                          for name, _, _, out in failed))
-        if skipped:
-            return check.not_run(f"could not run here: {self.skip_reason(skipped[0][3])}")
-        check.passed(f"{count} test{'s' if count > 1 else ''} passed: " +
-                     ", ".join(name for name, *_ in results))
+        tests = self.tests_of(self.graded, spec["tests"])
+        if not tests:
+            raise RuntimeError(f"'{check.name}': no test of the build matches '{spec['tests']}'")
+        passed = []
+        for name, command, cwd, skip in tests:
+            want = None if self.self_check else self.expected_reports(name, spec["tests"])
+            r, found, _ = self.run_test(command, cwd, student=True, timeout=per_test)
+            if r.timed_out:
+                self.hung_in(check)
+                return check.failed(f"{name}: did not end within {per_test} s and was killed "
+                                    f"with all its processes: a hang or a deadlock?")
+            if r.rc == skip and not found:
+                return check.not_run(f"could not run here: {self.skip_reason(r.output)}")
+            for f in sorted(want or {"report.xml": None}):
+                got = found.get(f, verdicts.Report(os.devnull))
+                why = got.against(want[f]) if want else (
+                    None if got.complete and not got.failures and got.cases else
+                    got.against(verdicts.Report(os.devnull)))
+                if why and why.startswith("exited before its report"):
+                    self.flag("exited before its report",
+                              f"{name}: the test process ended (exit {r.rc}) before its Catch2 "
+                              f"report was complete")
+                if why:
+                    rank = f" (rank {f.rsplit('rank', 1)[1]})" if ".rank" in f else ""
+                    return check.failed(f"{name}{rank}: {why}" + self.emulator_lines(r.output))
+            if r.rc != 0:
+                return check.failed(f"{name}: the test process exited {r.rc} after a complete "
+                                    f"report: {r.last_line()[:200]}")
+            passed.append(name)
+        check.passed(f"{len(passed)} test{'s' if len(passed) > 1 else ''} passed, every "
+                     f"assertion the reference's checks: " + ", ".join(passed))
 
     @staticmethod
     def skip_reason(output):
@@ -409,58 +585,107 @@ class Grading:
             getattr(self, "check_" + c.spec["kind"])(c)
             self.say(f"  {c.status}: {c.output[:160]}")
 
-    # ---- 4. performance ------------------------------------------------------------------
-    def metric(self, row):
-        what = self.m["performance"]["metric"]
-        if what == "seconds_per_epoch":
-            return float(row["seconds_per_epoch"])
-        if what == "c1_seconds":
-            return float(row["c1_forward"]) + float(row["c1_backward"])
-        raise ValueError(what)
+    # ---- 5. performance ------------------------------------------------------------------
+    def timed(self, key, cmd, perf, want):
+        """One timed run: (seconds by the grader's clock, Result, parameters or None). Every
+        timed run writes its parameters, and a student's must be the reference's."""
+        if key != "parallel":
+            r, here = self.run_reference(cmd + self.saves(perf), observe=True, what=perf["what"])
+        else:
+            r, here = self.run_student(cmd + self.saves(perf), timeout=self.limits["run_cap_s"])
+            self.forged_lines(r.output)
+        if not r.ok or getattr(r, "ran", None):
+            return None, r, None
+        if perf["metric"] == "bench":
+            return self.bench_time(r), r, None
+        try:
+            params = verdicts.read_checkpoint(os.path.join(here, "params.ck"))
+        except verdicts.Unreadable:
+            params = None
+        return r.seconds, r, params
 
-    def measure(self, cmd, *, untrusted, timeout):
-        """One timed value of the manifest's metric, or None if the run failed."""
-        perf = self.m["performance"]
-        if perf["metric"] == "bench":  # Google Benchmark's JSON: the fastest repetition
-            r = self.run(cmd, untrusted=untrusted, timeout=timeout)
-            if not r.ok:
-                return None, r
-            try:
-                data = json.JSONDecoder().raw_decode(r.output[r.output.index("{"):])[0]
-            except ValueError:
-                return None, r
-            times = [b["real_time"] for b in data.get("benchmarks", [])
-                     if b.get("run_type") == "iteration"]
-            return (min(times) if times else None), r
-        r, row = self.run_csv(cmd, untrusted=untrusted, timeout=timeout)
-        return (self.metric(row) if row else None), r
+    @staticmethod
+    def saves(perf):
+        return [] if perf["metric"] == "bench" else ["--save", "params.ck"]
 
-    def no_sharing(self, key, output, reference_output):
-        """Why the summary's KEY line shows no sharing among the threads (ranks), or None when
-        every one had a part of the same total as the reference's, and a share of (nearly) every
-        call that the reference shares (of every call, without a reference)."""
+    @staticmethod
+    def bench_time(r):
+        """Google Benchmark's JSON: the fastest repetition."""
+        try:
+            data = json.JSONDecoder().raw_decode(r.output[r.output.index("{"):])[0]
+        except ValueError:
+            return None
+        times = [b["real_time"] for b in data.get("benchmarks", [])
+                 if b.get("run_type") == "iteration"]
+        return min(times) if times else None
+
+    @staticmethod
+    def balance(observed, program, threads):
+        """(the CPU time of the `threads` busiest threads of `program`'s process, from /proc,
+        busiest first; the least busy of them over the busiest)."""
+        recs = observed.of(program)
+        if not recs:
+            return [], 0.0
+        rec = max(recs, key=lambda p: p["cpu"])
+        times = sorted(rec["threads"].values(), reverse=True)[:threads]
+        times += [0.0] * (threads - len(times))
+        return times, (times[-1] / times[0] if times[0] > 0 else 0.0)
+
+    def no_sharing(self, perf, observed):
+        """Why the student's threads did not share the work as the reference's do (from the CPU
+        time the kernel counted for each thread), or None."""
+        program, n = perf["program"], perf["threads"]
+        got = [self.balance(o, program, n) for o in observed["parallel"]]
+        ref = [self.balance(o, program, n) for o in observed["reference"]]
+        mine = statistics.median(b for _, b in got)
+        theirs = statistics.median(b for _, b in ref)
+        times = lambda t: " and ".join(f"{x:.2f} s" for x in t)  # noqa: E731
+        said = (f"CPU time per thread of {program} (from /proc, the median round): yours "
+                f"{times(got[len(got) // 2][0])} (least/most busy {mine:.2f}), the reference's "
+                f"{times(ref[len(ref) // 2][0])} ({theirs:.2f})")
+        if mine < MIN_BALANCE * theirs:
+            return (f"{said}: your threads did not share the work (at least {MIN_BALANCE} of the "
+                    f"reference's balance needed: one thread did most of it, or threads other "
+                    f"than OpenMP's team did)")
+        # The least CPU time of the rounds: other processes only ever add to it (caches, clocks).
+        cpu = min(sum(t) for t, _ in got)
+        ref_cpu = min(sum(t) for t, _ in ref)
+        if cpu > MAX_CPU_RATIO * ref_cpu:
+            return (f"{said}: your threads used {cpu:.2f} s of CPU where the reference's use "
+                    f"{ref_cpu:.2f} s ({cpu / ref_cpu:.2f}x, at most {MAX_CPU_RATIO}x): work done "
+                    f"twice, or a thread kept busy without work?")
+        self.performance["balance"] = said
+        return None
+
+    @staticmethod
+    def shared(output, key):
+        """(total, parts, fewest, most, shared calls, calls, part) from the LAST 'KEY = N on P
+        parts (A to B a part); calls shared by every part: S of C' line of a run's summary
+        (part: thread or rank; S and C None where the line has no calls), or None."""
+        found = re.findall(re.escape(key) + r"\s*=\s*(\d+) on (\d+) (thread|rank)s? \((\d+) to "
+                           r"(\d+) a \3\)(?:; calls shared by every \3: (\d+) of (\d+))?", output)
+        if not found:
+            return None
+        total, parts, part, fewest, most, shared, calls = found[-1]
+        return tuple(None if x == "" else int(x)
+                     for x in (total, parts, fewest, most, shared, calls)) + (part,)
+
+    def calls_not_shared(self, key, output, reference_output):
+        """Why the program's own per-call counts show calls done whole by one thread (rank), or
+        None. A veto only: these counts live in the student's process, so they can take points
+        away (`single`, `critical` or `masked` around the work: turns that the kernel's CPU times
+        cannot tell from sharing) but never give any."""
         got = self.shared(output, key)
-        if got is None:
-            return f"the run's summary has no '{key}' line"
-        total, parts, fewest, most, shared, calls, part = got
         want = self.shared(reference_output or "", key)
-        if total == 0:
-            return (f"{key} = 0: the work did not go through the helpers the handout names, so "
-                    f"nothing shows how the {part}s shared it")
-        if want and total != want[0]:
-            return (f"{key} = {total} where the reference computes {want[0]}: some of the work "
-                    f"was done twice, or not through the handout's helpers")
-        if fewest == 0:
-            return (f"one of the {parts} {part}s computed nothing ({key} = {total} on "
-                    f"{parts} {part}s, {fewest} to {most} a {part})")
-        # Per call: a serial call that another thread runs each time sums like a shared one.
-        possible = want[4] if want else calls
-        if possible is not None and (shared or 0) < MIN_SHARED_CALLS * possible:
+        if got is None or want is None or want[4] is None:
+            return None
+        shared, calls, part = got[4], got[5], got[6]
+        if (shared or 0) < MIN_SHARED_CALLS * want[4]:
             return (f"{key}: only {shared or 0} of {calls or 0} calls were shared by every "
-                    f"{part}" + (f" (the reference: {want[4]} of {want[5]})" if want else "") +
-                    f": in the rest one {part} did the whole call alone, whichever {part} it "
-                    f"was" + (" (`single`, `critical` or `masked` around the work, or a region "
-                              "skipped?)" if part == "thread" else ""))
+                    f"{part} (the reference: {want[4]} of {want[5]}): in the rest one {part} did "
+                    f"the whole call alone, whichever {part} it was" +
+                    (" (`single`, `critical` or `masked` around the work, or a region skipped?)"
+                     if part == "thread" else ""))
         return None
 
     def measure_performance(self):
@@ -491,31 +716,40 @@ class Grading:
                              f"--force-timing")
             return
         self.say(f"performance: {self.reps} rounds of {perf['what']} ...")
-        runs = {"parallel": [], "one": [], "reference": []}
-        commands = {"parallel": self.expand(perf["parallel"]),
-                    "one": self.expand(perf["one"]),
-                    "reference": self.expand(perf["parallel"], bin=self.ref_bin)}
+        # The baseline and the guard are the reference's one- and N-thread (rank) runs, timed
+        # here: nothing the submission does to its own one-thread run moves them.
+        commands = {"reference": self.expand(perf["parallel"], reference=True),
+                    "one": self.expand(perf["one"], reference=True),
+                    "parallel": self.expand(perf["parallel"])}
         if self.self_check:
-            del runs["reference"]
-        env_before = dict(self.env)
-        self.env.update(OMP_PLACES="cores", OMP_PROC_BIND="close")
-        before, own_cpu, outputs = machine.ticks(), 0.0, {}
-        try:
-            for _ in range(self.reps):
-                for key in runs:  # interleaved: each round runs every command once
-                    trusted = key == "reference"
-                    value, r = self.measure(commands[key], untrusted=not trusted,
-                                            timeout=self.limits["run_cap_s"])
-                    own_cpu += r.cpu_seconds
-                    if value is None:
-                        whose = "the reference's" if trusted else "yours"
-                        state["note"] = (f"not measured: a timed run failed ({whose}: "
-                                         f"{r.last_line()[:160]})")
+            commands["one"] = self.expand(perf["one"])
+        runs = {k: [] for k in commands}
+        observed = {k: [] for k in commands}
+        outputs = {k: "" for k in commands}
+        before, own_cpu, want = machine.ticks(), 0.0, None
+        for _ in range(self.reps):
+            for key in commands:  # interleaved: each round runs every command once
+                value, r, params = self.timed(key, commands[key], perf, want)
+                own_cpu += sum(p["cpu"] for p in r.observed.procs.values()) if r.observed else 0
+                if value is None:
+                    whose = "yours" if key == "parallel" else "the reference's"
+                    state["note"] = (f"not measured: a timed run failed ({whose}: "
+                                     f"{r.last_line()[:160]})")
+                    return
+                if key == "reference":
+                    want = params
+                elif key == "parallel" and want is not None:
+                    diff = (verdicts.differences(params, want, exact=perf.get("exact", False))
+                            if params is not None else "it wrote no parameters")
+                    if diff:
+                        self.flag("a timed run computed something else",
+                                  f"{' '.join(commands[key][-6:])}: {diff}")
+                        state["note"] = (f"no points: a timed run's parameters are not the "
+                                         f"reference's ({diff}); every timed run is checked")
                         return
-                    runs[key].append(value)
-                    outputs[key] = r.output
-        finally:
-            self.env = env_before
+                runs[key].append(value)
+                observed[key].append(r.observed)
+                outputs[key] = r.output
         others = machine.busy_cores(before, machine.ticks(), own_cpu)
         # The fastest round of each: other processes only ever slow a run down.
         best = {k: min(v) for k, v in runs.items()}
@@ -523,28 +757,30 @@ class Grading:
         own = best["one"] / best["parallel"]
         state.update(status="measured", runs=runs, best=best, medians=med, speedup=own,
                      others_busy=others, what=perf["what"], unit=perf["unit"])
-        # Where the program says how its threads (ranks) shared the work, one that did none,
-        # or calls done whole by one, are no parallelism, whatever the clock says.
+        # Threads that the kernel saw idle did no share, whatever the clock says.
+        if perf.get("threads"):
+            why = self.no_sharing(perf, observed)
+            if why:
+                state["note"] = f"no parallelism: {why}, so no performance points"
+                return
         for key in perf.get("evidence", []):
-            why = self.no_sharing(key, outputs["parallel"], outputs.get("reference"))
+            why = self.calls_not_shared(key, outputs["parallel"], outputs["reference"])
             if why:
                 state["note"] = f"no parallelism: {why}, so no performance points"
                 return
         busy_while_timing = others > machine.cores() - cores_needed + 0.3
-        busy_note = ""
+        busy_note = f" {state['balance']}." if state.get("balance") else ""
         if busy_while_timing:
-            busy_note = (f" Other processes used {others:.2f} of {machine.cores()} cores while "
-                         f"it timed: the numbers are less reliable.")
+            busy_note += (f" Other processes used {others:.2f} of {machine.cores()} cores while "
+                          f"it timed: the numbers are less reliable.")
         if self.self_check:
             state["note"] = (f"your speedup {own:.2f}x ({perf['speedup_of']}); a self-check: "
                              f"the course grades performance with the reference.{busy_note}")
             return
         fraction = best["reference"] / best["parallel"]
-        # The reference's speedup over the same one-thread run: whether one was possible here.
+        # The reference's speedup over its one-thread run: whether one was possible here.
         possible = best["one"] / best["reference"]
         state.update(fraction=fraction, reference_speedup=possible)
-        # The floor tells serial code from parallel by the clock; 0 where the threads' counts
-        # tell it instead (lab 2: the layer strategy's C1 gains less than the clock's noise).
         threshold = self.limits["min_speedup"]
         if threshold and possible <= threshold:  # the clock cannot tell a speedup here now
             state["note"] = (f"not measured: no speedup was possible on this machine now (the "
@@ -562,9 +798,9 @@ class Grading:
             return
         f = min(1.0, max(0.0, (fraction - 0.5) / 0.4))
         state["score"] = round(P * f, 1)
-        state["note"] = (f"your speedup {own:.2f}x ({perf['speedup_of']}); your speed is "
-                         f"{fraction:.2f} of the reference's (full points from 0.9, none at "
-                         f"0.5 or below).{busy_note}")
+        state["note"] = (f"your speedup {own:.2f}x ({perf['speedup_of']}, over the reference's "
+                         f"one-thread time); your speed is {fraction:.2f} of the reference's "
+                         f"(full points from 0.9, none at 0.5 or below).{busy_note}")
 
     # ---- the whole grading -----------------------------------------------------------------
     def grade(self):
@@ -572,10 +808,8 @@ class Grading:
         os.chmod(self.work_dir, 0o755)
         if self.cache.owner:
             os.chown(self.work_dir, *self.cache.owner)
-        self.env = dict(os.environ)
-        self.env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                        OMPI_MCA_rmaps_base_oversubscribe="1")
-        self.digits = os.path.join(self.cache.path, "data", "digits")
+        self.data = os.path.join(self.cache.path, "data")
+        self.digits = os.path.join(self.data, "digits")
         try:
             try:
                 self.read_submission()
@@ -585,6 +819,9 @@ class Grading:
             self.busy_before = machine.others_busy(2)
             self.say(f"lab {self.lab}: other processes keep {self.busy_before:.2f} of "
                      f"{machine.cores()} cores busy (load average {machine.load_average():.2f})")
+            self.sandbox = sandbox.missing()
+            if self.sandbox:
+                self.say(self.sandbox)
             self.lock()
             try:
                 tree.copy_data(ROOT, self.digits)
@@ -592,6 +829,7 @@ class Grading:
                 self.run_checks()
                 self.measure_performance()
             finally:
+                self.cache.forget(self.lab, self.mode)
                 self.unlock()
         finally:
             shutil.rmtree(self.work_dir, ignore_errors=True)

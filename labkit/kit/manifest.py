@@ -8,7 +8,7 @@ import json
 import os
 
 KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # labkit/
-CHECK_KINDS = {"build", "ctest", "same_bits", "verify", "slices"}
+CHECK_KINDS = {"build", "ctest", "same_bits", "verify", "trains_like", "work"}
 
 
 class ManifestError(Exception):

@@ -32,8 +32,8 @@ def performance_table(perf):
     if perf.get("status") != "measured":
         return ""
     unit, best, med, runs = perf["unit"], perf["best"], perf["medians"], perf["runs"]
-    rows = [("yours, parallel", "parallel"), ("yours, one thread (or the ref kernels)", "one"),
-            ("the reference, parallel", "reference")]
+    rows = [("yours, parallel", "parallel"), ("the reference, parallel", "reference"),
+            ("the reference, one thread (rank; lab 4: the ref loops)", "one")]
     lines = [f"{perf['what']}; {unit}, {len(runs['parallel'])} interleaved rounds; the points "
              "come from the fastest of each:", "",
              "| run | fastest | median | every round |", "|---|---|---|---|"]
@@ -95,6 +95,11 @@ def results(g, *, platform=None):
                       ", ".join(m["files"]) + "): " + "; ".join(g.ignored)
         if g.self_check:
             output += ". A SELF-CHECK in a starter copy, not a grade"
+        if g.flags:
+            output += (f". Flagged for the teaching assistant ({len(g.flags)}): " +
+                       "; ".join(g.flags))
+        if g.sandbox:
+            output += f". {g.sandbox}"
     out = {
         "score": score,
         "output": output,
@@ -110,10 +115,15 @@ def results(g, *, platform=None):
                         "others_busy_cores_before": round(g.busy_before, 2)},
             "mode": g.mode, "emulated": g.mode == "emulated", "self_check": g.self_check,
             "refused": g.refused, "ignored": g.ignored, "hung": list(g.hung.values()),
+            # Misconduct seen by the grader, one line each with its evidence: never a score.
+            "flags": g.flags,
+            "sandbox": g.sandbox or "bubblewrap: own PID, network and file view, as the "
+                                    "unprivileged user",
             "max_score": total, "autograded_max": auto,
             "performance": {k: v for k, v in g.performance.items()
                             if k in ("status", "speedup", "fraction", "reference_speedup",
-                                     "best", "medians", "runs", "others_busy", "unit")},
+                                     "best", "medians", "runs", "others_busy", "unit",
+                                     "balance")},
         },
     }
     if g.performance.get("status") == "measured":
@@ -139,6 +149,10 @@ def markdown(r):
              f"; other processes kept {x['machine']['others_busy_cores_before']} cores busy "
              f"before grading",
              f"- **Score: {r['score']:g} / {x['max_score']}** ({r['output']})", ""]
+    if x.get("flags"):
+        lines += ["## Flagged for the teaching assistant", "",
+                  "The grader saw these; they cost no points by themselves:", ""]
+        lines += [f"- {f}" for f in x["flags"]] + [""]
     if x["ignored"]:
         lines += ["Ignored by the grader (only the LAB regions of the lab's files count):", ""]
         lines += [f"- {i}" for i in x["ignored"]] + [""]

@@ -143,11 +143,17 @@ def write(ref_root, dst, overrides, *, owner=None):
     return written
 
 
+# What no build reads: a change there rebuilds nothing.
+NOT_BUILT = ("labkit/", "docs/")
+
+
 def stamp(root, overrides=None):
-    """A hash of a tree's project files as write() would lay them."""
+    """A hash of a tree's project files as write() would lay them, less those no build reads."""
     h = hashlib.sha256()
     overrides = overrides or {}
     for f in project_files(root, for_students=True):
+        if f.startswith(NOT_BUILT) or f.endswith(".md"):
+            continue
         h.update(f.encode() + b"\0")
         if f in overrides:
             h.update(overrides[f].encode("utf-8"))
