@@ -396,12 +396,13 @@ def one_lab(n):
         expect(reason in perf["output"] or (n == 4 and busy),
                f"lab {n}'s {name} submission: the performance note does not say '{reason}': "
                f"{perf['output']}")
-    # Lab 2: every thread computing all of C1 (busy threads, correct bits, nothing shared).
+    # Lab 2: every thread computing all of C1 (busy threads, correct bits, nothing shared): the
+    # kernel counted the CPU time of the work done twice.
     if n == 2:
         rc, r, _ = grade(2, submission(2, "twice"), "--force-timing", "--reps", "1")
         perf = test(r, "performance")
         expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
-               "done twice" in perf["output"],
+               "work done twice" in perf["output"],
                f"lab 2's C1 computed twice: correctness {points(r, 'correctness')}, "
                f"performance {perf['score']}: {perf['output'][:300]}")
     # Serial in every call (or in every other call), whichever thread (rank) runs it: correct,
@@ -413,6 +414,7 @@ def one_lab(n):
                "calls were shared by every " + ("rank" if n == 3 else "thread") in perf["output"],
                f"lab {n}'s {name} submission: correctness {points(r, 'correctness')}, "
                f"performance {perf['score']}: {perf['output'][:300]}")
+    attacks(n, P)
     # Hangs: a report within 5 minutes, the hung check failed, nothing left running.
     if n in (1, 3):
         name = {1: "hang", 3: "deadlock"}[n]
@@ -425,6 +427,91 @@ def one_lab(n):
             expect(exact and all(t["status"] == "passed" for t in exact),
                    "lab 3's deadlock in the allreduce strategy cost the exact strategy's checks")
         no_process_left()
+
+
+def flagged(r, what):
+    return [f for f in r["extra_data"]["flags"] if f.startswith(what)]
+
+
+def attacks(n, P):
+    """Issue 40's holes, each attacked by a submission of the kind a class writes: each scored
+    before the grader judged outside the student's process, and scores nothing (with a flag for
+    the teaching assistant) now."""
+    if n == 1:
+        # Tests that exit 0 before they check anything: "exited before its report".
+        rc, r, _ = grade(1, submission(1, "exit0"), "--no-timing")
+        tests = [t for t in r["tests"] if "(ctest)" in t["name"]]
+        expect(tests and all(t["score"] == 0 and "exited before its report" in t["output"]
+                             for t in tests) and flagged(r, "exited before its report"),
+               f"lab 1's exit(0) in the tests: {[(t['score'], t['output'][:120]) for t in tests]}")
+        # Counters set by hand on serial code, and a one-thread run made slower.
+        rc, r, _ = grade(1, submission(1, "counters"), "--force-timing", "--reps", "1")
+        perf = test(r, "performance")
+        expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
+               "CPU time per thread" in perf["output"],
+               f"lab 1's forged counters: performance {perf['score']}: {perf['output'][:300]}")
+        # Trains nothing once the run is long (as only timed runs are).
+        rc, r, _ = grade(1, submission(1, "timed"), "--force-timing", "--reps", "1")
+        perf = test(r, "performance")
+        expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
+               "timed run" in perf["output"] and flagged(r, "a timed run computed"),
+               f"lab 1's cheat on timed runs: performance {perf['score']}: "
+               f"{perf['output'][:300]}; flags {r['extra_data']['flags']}")
+        snoop(P)
+    if n == 2:
+        # Summary lines printed before the real summary.
+        rc, r, _ = grade(2, submission(2, "forged"), "--force-timing", "--reps", "1")
+        perf = test(r, "performance")
+        expect(perf["score"] == 0 and "no parallelism" in perf["output"] and
+               flagged(r, "a forged summary line"),
+               f"lab 2's forged summary: performance {perf['score']}: {perf['output'][:300]}; "
+               f"flags {r['extra_data']['flags']}")
+        # A part of every call on every thread, 143 of 144 rows on one.
+        rc, r, _ = grade(2, submission(2, "lopsided"), "--force-timing", "--reps", "1")
+        perf = test(r, "performance")
+        expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
+               "CPU time per thread" in perf["output"],
+               f"lab 2's 143:1 rows: performance {perf['score']}: {perf['output'][:300]}")
+        # A correct submission that prints 100 MB keeps every correctness point.
+        rc, r, _ = grade(2, submission(2, "loud"), "--no-timing")
+        expect(rc == 0 and points(r, "correctness") == P["correctness"],
+               f"lab 2's loud correct submission: exit {rc}, correctness "
+               f"{points(r, 'correctness')}: {r['output'][:300]}")
+
+
+    if n == 4:
+        # --kernels simd that turns itself into --kernels ref (an exec) before it trains.
+        rc, r, _ = grade(4, submission(4, "exec"), "--no-timing")
+        verify = test(r, "correctness: two epochs")
+        expect(verify["score"] == 0 and flagged(r, "ran another program"),
+               f"lab 4's exec of --kernels ref: {verify['score']} points ({verify['output'][:200]})"
+               f"; flags {r['extra_data']['flags']}")
+
+
+def snoop(P):
+    """A submission that looks for the instructor's tree, other submissions and the kit's
+    caches, and tries to write into them, finds and writes nothing (in the sandbox); its shell
+    is flagged."""
+    cache = build.default_cache(ROOT)
+    folder = submission(1, "snoop")
+    rc, r, _ = grade(1, folder, "--no-timing")
+    if r["extra_data"]["sandbox"].startswith("no sandbox"):
+        print(f"snoop: not checked: {r['extra_data']['sandbox']}")
+        return
+    log = tree.read(os.path.join(folder, "grade-1.log"))
+    seen = re.findall(r"SNOOP-(?:SEES|FOUND|WROTE|ENV) (\S+)", log)
+    private = [s for s in seen if s.startswith(("/work", "/root", "/home", "/var/tmp/lenet",
+                                                ROOT, cache, TMP)) or "labkit-" in s]
+    expect("SNOOP-SEES" in log, "the snoop submission's shell never ran: the test proves nothing")
+    expect(not private, f"the snoop submission saw or wrote {private[:5]}")
+    left = [p for p in ("/tmp/SNOOP-WAS-HERE", "/var/tmp/SNOOP-WAS-HERE")
+            if os.path.exists(p)]
+    for top, dirs, files in os.walk(cache):
+        left += [os.path.join(top, f) for f in files if f == "SNOOP-WAS-HERE"]
+    expect(not left, f"the snoop submission wrote {left}")
+    expect(flagged(r, "ran another program"), f"no flag for the snoop's shell: "
+                                              f"{r['extra_data']['flags']}")
+    print(f"snoop: saw only {sorted(set(seen))[:8]}; wrote nothing; flagged")
 
 
 def lab5():
