@@ -116,7 +116,8 @@ class Cache:
         return top
 
     def reference(self, lab, mode):
-        return Tree(os.path.join(private_folder(os.path.join(self.lab(lab, mode), "reference"))))
+        inside = sandbox.VIEW if sandbox.missing() is None else None
+        return Tree(private_folder(os.path.join(self.lab(lab, mode), "reference")), inside)
 
     def graded(self, lab, mode):
         inside = sandbox.VIEW if sandbox.missing() is None else None
@@ -134,19 +135,24 @@ class Cache:
                 os.lchown(os.path.join(top, name), *self.owner)
         os.lchown(path, *self.owner)
 
-    def restore(self, lab, mode, stamp):
-        """graded/ as base/ holds it, or None when base/ is missing or of another stamp."""
-        base, graded = self.base(lab, mode), self.graded(lab, mode)
+    def has_base(self, lab, mode, stamp):
         try:
-            if tree.read(os.path.join(base, "stamp")).strip() != stamp:
-                return None
+            return tree.read(os.path.join(self.base(lab, mode), "stamp")).strip() == stamp
         except OSError:
-            return None
-        shutil.rmtree(graded.top, ignore_errors=True)
+            return False
+
+    def restore(self, lab, mode, t):
+        """Tree t's src/ and build/ as base/ holds them (t: graded/, or the reference where
+        both are seen at the sandbox's paths)."""
+        base = self.base(lab, mode)
+        os.makedirs(t.top, exist_ok=True)
+        for folder in (t.src, t.build):
+            shutil.rmtree(folder, ignore_errors=True)
         # cp -a keeps the time stamps, so that make recompiles only the files written after.
-        subprocess.run(["cp", "-a", base, graded.top], check=True)
-        os.remove(os.path.join(graded.top, "stamp"))
-        return graded
+        for name in ("src", "build"):
+            subprocess.run(["cp", "-a", os.path.join(base, name), os.path.join(t.top, name)],
+                           check=True)
+        return t
 
     def keep_as_base(self, lab, mode, stamp):
         base, graded = self.base(lab, mode), self.graded(lab, mode)
@@ -170,7 +176,7 @@ def compile(t, manifest, mode, targets, log, timeout, *, untrusted):
 
     def step(cmd):
         return procs.run(cmd, timeout=timeout, cwd=t.build_in, env=env, untrusted=untrusted,
-                         read=read, write=write, log=log)
+                         read=read, write=write, log=log, view=t.src_in != t.src)
 
     # The preset's own folder is in src: the build goes to t's build folder.
     r = step(["cmake", "--preset", preset, "-S", t.src_in, "-B", t.build_in] + options)

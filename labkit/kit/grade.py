@@ -152,15 +152,38 @@ class Grading:
             self.flags.append(line)
 
     # ---- 2. the builds --------------------------------------------------------------------
+    def build_base(self):
+        """A build of lab N's starter (its stubs), made once per change of the project in the
+        sandbox: where the reference and every submission start from, so that each compiles only
+        the lab's files."""
+        starter = tree.variant(ROOT, self.manifests, self.lab)
+        graded = self.cache.graded(self.lab, self.mode)
+        self.base_stamp = "-".join([tree.stamp(ROOT, starter), " ".join(self.targets()),
+                                    graded.src_in])
+        if self.cache.has_base(self.lab, self.mode, self.base_stamp):
+            return
+        self.say(f"building lab {self.lab}'s starter (once per change of the project) ...")
+        shutil.rmtree(graded.top, ignore_errors=True)
+        tree.write(ROOT, graded.src, starter)
+        os.makedirs(graded.build)
+        self.cache.own(graded.build)
+        r = build.compile(graded, self.m, self.mode, self.targets(), self,
+                          self.limits["build_s"], untrusted=True)
+        if not r.ok:
+            raise RuntimeError(f"lab {self.lab}'s starter does not build: {r.last_line()} "
+                               f"(log: grade-{self.lab}.log)")
+        self.cache.keep_as_base(self.lab, self.mode, self.base_stamp)
+
     def build_reference(self):
         """The reference executables of this lab, built by the grader in a folder only it can
-        read; rebuilt when the instructor's tree changed. In a starter (a self-check), there is
-        none: the student's own build stands in."""
+        read, from the starter's build where both are seen at the sandbox's paths; rebuilt when
+        the instructor's tree changed. In a starter (a self-check), there is none: the student's
+        own build stands in."""
         if self.self_check:
             return
         self.ref = self.cache.reference(self.lab, self.mode)
         overrides = tree.reference(ROOT, self.manifests, self.lab)
-        stamp = tree.stamp(ROOT, overrides) + "-" + " ".join(self.targets())
+        stamp = tree.stamp(ROOT, overrides) + "-" + self.base_stamp
         self.ref_bin = os.path.join(self.ref.top, "bin")
         self.ref_outputs = os.path.join(self.ref.top, "outputs")  # its runs, kept per stamp
         try:
@@ -169,6 +192,8 @@ class Grading:
         except OSError:
             pass
         self.say(f"building the reference of lab {self.lab} (once per change of the project) ...")
+        if self.ref.src_in != self.ref.src:
+            self.cache.restore(self.lab, self.mode, self.ref)
         tree.write(ROOT, self.ref.src, overrides)
         os.makedirs(self.ref.build, exist_ok=True)
         r = build.compile(self.ref, self.m, self.mode, self.targets(), self,
@@ -182,25 +207,9 @@ class Grading:
             f.write(stamp + "\n")
 
     def build_submission(self, check):
-        """The submission, built in the sandbox in a fresh copy of the starter's build (made
-        once per change of the project), so that only the lab's files are compiled."""
-        starter = tree.variant(ROOT, self.manifests, self.lab)
-        view = self.cache.graded(self.lab, self.mode).src_in
-        stamp = tree.stamp(ROOT, starter) + "-" + " ".join(self.targets()) + "-" + view
-        graded = self.cache.restore(self.lab, self.mode, stamp)
-        if graded is None:
-            self.say(f"building lab {self.lab}'s starter (once per change of the project) ...")
-            graded = self.cache.graded(self.lab, self.mode)
-            shutil.rmtree(graded.top, ignore_errors=True)
-            tree.write(ROOT, graded.src, starter)
-            os.makedirs(graded.build)
-            self.cache.own(graded.build)
-            r = build.compile(graded, self.m, self.mode, self.targets(), self,
-                              self.limits["build_s"], untrusted=True)
-            if not r.ok:
-                raise RuntimeError(f"lab {self.lab}'s starter does not build: {r.last_line()} "
-                                   f"(log: grade-{self.lab}.log)")
-            self.cache.keep_as_base(self.lab, self.mode, stamp)
+        """The submission, built in the sandbox in a fresh copy of the starter's build, so that
+        only the lab's files are compiled."""
+        graded = self.cache.restore(self.lab, self.mode, self.cache.graded(self.lab, self.mode))
         self.graded = graded
         self.say("building the submission ...")
         tree.write(ROOT, graded.src, tree.variant(ROOT, self.manifests, self.lab, self.work))
@@ -444,11 +453,10 @@ class Grading:
     def tests_of(self, t, pattern):
         """[(name, command, working folder, skip code)] of Tree t's CTest tests matching
         pattern, as CMake wrote them (the grader reads the file; no test runs)."""
-        graded = t is self.graded
+        read, write = t.binds(writable=True)  # ctest writes its own files in the build
         r = procs.run(["ctest", "--show-only=json-v1", "-R", pattern], timeout=60,
-                      cwd=t.build_in, untrusted=graded, read=self.binds[:1] if graded else (),
-                      write=self.binds[1:2] if graded else (), env=sandbox.environment(t.build_in),
-                      log=self)
+                      cwd=t.build_in, untrusted=t is self.graded, read=read, write=write,
+                      view=t.src_in != t.src, env=sandbox.environment(t.build_in), log=self)
         try:
             data = json.loads(r.output[r.output.index("{"):])
         except ValueError:
@@ -470,10 +478,14 @@ class Grading:
                           timeout=timeout, cwd=cwd, env=sandbox.environment(there),
                           untrusted=True, log=self, observe=True, read=self.binds,
                           write=[(here, there)])
-        else:
+        else:  # the reference's, as the grader, in the same view where there is one
             here = self.new_folder()
-            r = procs.run(command + ["-r", "xml", "-o", os.path.join(here, "report.xml")],
-                          timeout=timeout, cwd=cwd, env=sandbox.environment(here), log=self)
+            inside = self.ref.src_in != self.ref.src
+            there = "/lab/run" if inside else here
+            r = procs.run(command + ["-r", "xml", "-o", os.path.join(there, "report.xml")],
+                          timeout=timeout, cwd=cwd, env=sandbox.environment(there), log=self,
+                          view=inside, read=self.ref.binds(writable=False)[0],
+                          write=[(here, there)])
         found = {f: verdicts.Report(os.path.join(here, f)) for f in os.listdir(here)
                  if f.startswith("report.xml")}
         return r, found, here
@@ -677,10 +689,16 @@ class Grading:
         cannot tell from sharing) but never give any."""
         got = self.shared(output, key)
         want = self.shared(reference_output or "", key)
-        if got is None or want is None or want[4] is None:
+        if got is None or want is None:
             return None
-        shared, calls, part = got[4], got[5], got[6]
-        if (shared or 0) < MIN_SHARED_CALLS * want[4]:
+        total, parts, fewest, most, shared, calls, part = got
+        if total != want[0]:
+            return (f"{key} = {total} where the reference computes {want[0]}: work done twice, "
+                    f"or not through the handout's helpers")
+        if fewest == 0:
+            return (f"one of the {parts} {part}s computed nothing ({key} = {total} on {parts} "
+                    f"{part}s, {fewest} to {most} a {part})")
+        if want[4] is not None and (shared or 0) < MIN_SHARED_CALLS * want[4]:
             return (f"{key}: only {shared or 0} of {calls or 0} calls were shared by every "
                     f"{part} (the reference: {want[4]} of {want[5]}): in the rest one {part} did "
                     f"the whole call alone, whichever {part} it was" +
@@ -825,6 +843,7 @@ class Grading:
             self.lock()
             try:
                 tree.copy_data(ROOT, self.digits)
+                self.build_base()
                 self.build_reference()
                 self.run_checks()
                 self.measure_performance()

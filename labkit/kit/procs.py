@@ -274,10 +274,11 @@ def kill_strays(uid, since_ticks, folder):
 
 
 def run(cmd, *, timeout, cwd, env=None, untrusted=False, log=None, read=(), write=(),
-        observe=False):
+        observe=False, view=False):
     """Runs cmd (a list) in folder cwd for at most `timeout` seconds. untrusted: in the sandbox,
     with `read` bound read-only and cwd and `write` writable (where there is no sandbox: as
-    `nobody` where the grader is root). observe: an Observer watches it (Result.observed).
+    `nobody` where the grader is root). view: in the sandbox as the grader (trusted code that
+    must see the sandbox's paths). observe: an Observer watches it (Result.observed).
     Returns a Result; its output without colour codes, its middle cut past HEAD + TAIL."""
     from . import sandbox
 
@@ -285,9 +286,9 @@ def run(cmd, *, timeout, cwd, env=None, untrusted=False, log=None, read=(), writ
     run_env = dict(os.environ if env is None else env)
     run_env["LABKIT_RUN"] = tag
     kwargs = user_kwargs() if untrusted else {}
-    if untrusted and sandbox.missing() is None:
+    if (untrusted or view) and sandbox.missing() is None:
         run_env.pop("LABKIT_RUN")  # the PID namespace ends everything with the sandbox
-        argv = sandbox.command(cmd, read=read, write=write, cwd=cwd)
+        argv = sandbox.command(cmd, read=read, write=write, cwd=cwd, unprivileged=untrusted)
         kwargs = {}  # sandbox.command becomes the unprivileged user itself
         here = "/"  # cwd is the sandbox's
     else:

@@ -38,7 +38,7 @@ def _links():
     return out
 
 
-def command(cmd, *, read=(), write=(), cwd):
+def command(cmd, *, read=(), write=(), cwd, unprivileged=True):
     """The bwrap command line that runs cmd (a list) with `read` folders (or files) bound
     read-only and `write` folders writable, in folder cwd. Each is a path, bound at the same
     path, or a pair (path here, path in the sandbox)."""
@@ -64,7 +64,7 @@ def command(cmd, *, read=(), write=(), cwd):
     for kind, (here, there) in binds:
         argv += [kind, here, there]
     argv += ["--chdir", cwd, "--"]
-    if procs.as_root():
+    if procs.as_root() and unprivileged:
         uid, gid = procs.unprivileged_ids()
         argv += ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
                  "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
