@@ -21,6 +21,7 @@
 #include "../common/network.hpp"
 #include "../common/rng.hpp"
 #include "../common/simd/vec.hpp"
+#include "checked.hpp"
 
 namespace {
 
@@ -223,6 +224,7 @@ void run_lanes(benchmark::State& state, const LanesLayer& layer) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const int code = run_checked(argc, argv); code >= 0) return code;  // the lab kit's mode
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   peak_gflops = measure_peak();

@@ -115,16 +115,22 @@ class Cache:
         os.chmod(top, 0o755)
         return top
 
+    @staticmethod
+    def _view():
+        """The sandbox's /lab, or None where there is no sandbox; builds laid out for one are
+        kept apart from builds for the other (a machine may grade both ways: LAB_SANDBOX=off)."""
+        return sandbox.VIEW if sandbox.missing() is None else None
+
     def reference(self, lab, mode):
-        inside = sandbox.VIEW if sandbox.missing() is None else None
-        return Tree(private_folder(os.path.join(self.lab(lab, mode), "reference")), inside)
+        name = "reference" if self._view() else "reference-unsandboxed"
+        return Tree(private_folder(os.path.join(self.lab(lab, mode), name)), self._view())
 
     def graded(self, lab, mode):
-        inside = sandbox.VIEW if sandbox.missing() is None else None
-        return Tree(os.path.join(self.lab(lab, mode), "graded"), inside)
+        return Tree(os.path.join(self.lab(lab, mode), "graded"), self._view())
 
     def base(self, lab, mode):
-        return os.path.join(private_folder(os.path.join(self.lab(lab, mode), "private")), "base")
+        name = "base" if self._view() else "base-unsandboxed"
+        return os.path.join(private_folder(os.path.join(self.lab(lab, mode), "private")), name)
 
     def own(self, path):
         """Gives what is under path to the sandboxed user (where the grader is root)."""

@@ -598,38 +598,37 @@ class Grading:
             self.say(f"  {c.status}: {c.output[:160]}")
 
     # ---- 5. performance ------------------------------------------------------------------
-    def timed(self, key, cmd, perf, want):
-        """One timed run: (seconds by the grader's clock, Result, parameters or None). Every
-        timed run writes its parameters, and a student's must be the reference's."""
+    def timed(self, key, cmd, perf):
+        """One timed run: (seconds by the grader's clock, Result, what it computed or None).
+        Every timed run writes what it computed (its parameters; lab 4: a checksum of every
+        call's result), and a student's must be the reference's."""
+        saves = [] if perf.get("checksum") else ["--save", "params.ck"]
         if key != "parallel":
-            r, here = self.run_reference(cmd + self.saves(perf), observe=True, what=perf["what"])
+            r, here = self.run_reference(cmd + saves, observe=True, what=perf["what"])
         else:
-            r, here = self.run_student(cmd + self.saves(perf), timeout=self.limits["run_cap_s"])
+            r, here = self.run_student(cmd + saves, timeout=self.limits["run_cap_s"])
             self.forged_lines(r.output)
         if not r.ok or getattr(r, "ran", None):
             return None, r, None
-        if perf["metric"] == "bench":
-            return self.bench_time(r), r, None
         try:
-            params = verdicts.read_checkpoint(os.path.join(here, "params.ck"))
-        except verdicts.Unreadable:
-            params = None
-        return r.seconds, r, params
+            if perf.get("checksum"):
+                return r.seconds, r, float(tree.read(os.path.join(here, perf["checksum"]))
+                                           .split()[-1])
+            return r.seconds, r, verdicts.read_checkpoint(os.path.join(here, "params.ck"))
+        except (OSError, ValueError, IndexError, verdicts.Unreadable):
+            return r.seconds, r, None
 
     @staticmethod
-    def saves(perf):
-        return [] if perf["metric"] == "bench" else ["--save", "params.ck"]
-
-    @staticmethod
-    def bench_time(r):
-        """Google Benchmark's JSON: the fastest repetition."""
-        try:
-            data = json.JSONDecoder().raw_decode(r.output[r.output.index("{"):])[0]
-        except ValueError:
-            return None
-        times = [b["real_time"] for b in data.get("benchmarks", [])
-                 if b.get("run_type") == "iteration"]
-        return min(times) if times else None
+    def computed_otherwise(got, want, perf):
+        """None when a timed run computed what the reference's did, else why not."""
+        if got is None:
+            return "it wrote no result"
+        if perf.get("checksum"):
+            if abs(got - want) <= 1e-6 * abs(want):
+                return None
+            return (f"the checksum of its calls' results is {got!r}, the reference's {want!r}: "
+                    f"some calls computed something else, or nothing")
+        return verdicts.differences(got, want, exact=perf.get("exact", False))
 
     @staticmethod
     def balance(observed, program, threads):
@@ -747,7 +746,7 @@ class Grading:
         before, own_cpu, want = machine.ticks(), 0.0, None
         for _ in range(self.reps):
             for key in commands:  # interleaved: each round runs every command once
-                value, r, params = self.timed(key, commands[key], perf, want)
+                value, r, params = self.timed(key, commands[key], perf)
                 own_cpu += sum(p["cpu"] for p in r.observed.procs.values()) if r.observed else 0
                 if value is None:
                     whose = "yours" if key == "parallel" else "the reference's"
@@ -757,13 +756,12 @@ class Grading:
                 if key == "reference":
                     want = params
                 elif key == "parallel" and want is not None:
-                    diff = (verdicts.differences(params, want, exact=perf.get("exact", False))
-                            if params is not None else "it wrote no parameters")
+                    diff = self.computed_otherwise(params, want, perf)
                     if diff:
                         self.flag("a timed run computed something else",
                                   f"{' '.join(commands[key][-6:])}: {diff}")
-                        state["note"] = (f"no points: a timed run's parameters are not the "
-                                         f"reference's ({diff}); every timed run is checked")
+                        state["note"] = (f"no points: a timed run did not compute what the "
+                                         f"reference's did ({diff}); every timed run is checked")
                         return
                 runs[key].append(value)
                 observed[key].append(r.observed)

@@ -99,7 +99,7 @@ def missing():
 
 def _probe():
     if os.environ.get("LAB_SANDBOX") == "off":  # the kit's own test of the fallback
-        return "no sandbox (LAB_SANDBOX=off)"
+        return "no sandbox (LAB_SANDBOX=off): student code ran as a plain process" + _who()
     if shutil.which("bwrap") is None:
         return ("no sandbox: bubblewrap is not installed (apt-get install bubblewrap): student "
                 "code ran as a plain process" + _who())

@@ -363,7 +363,9 @@ def one_lab(n):
     # A correct submission written otherwise than the solution: full correctness; in labs 1
     # to 3 its threads (ranks) share every call, so only the clock may cost it performance
     # points.
-    timing = ["--force-timing", "--reps", "1"] if n in (1, 2, 3) else ["--no-timing"]
+    # Two rounds: the CPU times compared are the least of the rounds, and one round on a busy
+    # machine can cost twice the CPU time.
+    timing = ["--force-timing", "--reps", "2"] if n in (1, 2, 3) else ["--no-timing"]
     rc, r, _ = grade(n, submission(n, "alt"), *timing)
     expect(rc == 0 and points(r, "correctness") == P["correctness"],
            f"lab {n}'s other correct solution: exit {rc}, correctness "
@@ -373,6 +375,13 @@ def one_lab(n):
         expect(r["extra_data"]["performance"].get("status") == "measured" and
                "no parallelism" not in perf["output"],
                f"lab {n}'s other correct solution: {perf['output'][:300]}")
+    # Correct submissions in other styles keep full correctness: OpenMP tasks (lab 2), a
+    # nonblocking collective (lab 3).
+    for name in {2: ["tasks"], 3: ["nonblocking"]}.get(n, []):
+        rc, r, _ = grade(n, submission(n, name), "--no-timing")
+        expect(rc == 0 and points(r, "correctness") == P["correctness"],
+               f"lab {n}'s correct {name} submission: exit {rc}, correctness "
+               f"{points(r, 'correctness')}: {r['output'][:300]}")
     # No parallelism (no vectors): correct, and no performance points even when forced.
     name = {1: "serial", 2: "serial", 3: "cheat", 4: "scalar"}[n]
     rc, r, _ = grade(n, submission(n, name), "--force-timing", "--reps", "3")
@@ -410,8 +419,10 @@ def one_lab(n):
     for name in {1: ["alternate"], 2: ["single", "critical", "masked"], 3: ["turns"]}.get(n, []):
         rc, r, _ = grade(n, submission(n, name), "--force-timing", "--reps", "1")
         perf = test(r, "performance")
+        # Whichever sees it first: the kernel's CPU times (an uneven run), or the counts.
         expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
-               "calls were shared by every " + ("rank" if n == 3 else "thread") in perf["output"],
+               ("calls were shared by every " + ("rank" if n == 3 else "thread") in
+                perf["output"] or "CPU time per thread" in perf["output"]),
                f"lab {n}'s {name} submission: correctness {points(r, 'correctness')}, "
                f"performance {perf['score']}: {perf['output'][:300]}")
     attacks(n, P)
@@ -439,7 +450,8 @@ def attacks(n, P):
     the teaching assistant) now."""
     if n == 1:
         # Tests that exit 0 before they check anything: "exited before its report".
-        rc, r, _ = grade(1, submission(1, "exit0"), "--no-timing")
+        exit0 = submission(1, "exit0")
+        rc, r, _ = grade(1, exit0, "--no-timing")
         tests = [t for t in r["tests"] if "(ctest)" in t["name"]]
         expect(tests and all(t["score"] == 0 and "exited before its report" in t["output"]
                              for t in tests) and flagged(r, "exited before its report"),
@@ -451,12 +463,19 @@ def attacks(n, P):
                "CPU time per thread" in perf["output"],
                f"lab 1's forged counters: performance {perf['score']}: {perf['output'][:300]}")
         # Trains nothing once the run is long (as only timed runs are).
-        rc, r, _ = grade(1, submission(1, "timed"), "--force-timing", "--reps", "1")
+        timed = submission(1, "timed")
+        rc, r, _ = grade(1, timed, "--force-timing", "--reps", "1")
         perf = test(r, "performance")
         expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
                "timed run" in perf["output"] and flagged(r, "a timed run computed"),
                f"lab 1's cheat on timed runs: performance {perf['score']}: "
                f"{perf['output'][:300]}; flags {r['extra_data']['flags']}")
+        # The teaching assistant's list of a class: both flagged, with their evidence.
+        rc, out = lab("flagged", 1, exit0, timed, os.path.join(TMP, "never-graded"))
+        expect(rc == 1 and f"FLAGGED {exit0}:" in out and f"FLAGGED {timed}:" in out and
+               "exited before its report" in out and "a timed run computed" in out and
+               "without a grade-1.json" in out,
+               f"lab.sh flagged: exit {rc}: {out[-400:]}")
         snoop(P)
     if n == 2:
         # Summary lines printed before the real summary.
@@ -486,6 +505,14 @@ def attacks(n, P):
         expect(verify["score"] == 0 and flagged(r, "ran another program"),
                f"lab 4's exec of --kernels ref: {verify['score']} points ({verify['output'][:200]})"
                f"; flags {r['extra_data']['flags']}")
+        # ref's loops that skip a call that looks like the last one: the micro-benchmark's
+        # repeated call.
+        rc, r, _ = grade(4, submission(4, "memo"), "--force-timing", "--reps", "1")
+        perf = test(r, "performance")
+        expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
+               "timed run" in perf["output"] and flagged(r, "a timed run computed"),
+               f"lab 4's memo: performance {perf['score']}: {perf['output'][:300]}; flags "
+               f"{r['extra_data']['flags']}")
 
 
 def snoop(P):
@@ -584,7 +611,10 @@ def platforms():
                 f.write(text)
         start = time.time()
         # The project's build cache: the bundle's reference is the same tree, built already.
-        env = dict(os.environ, AUTOGRADER_ROOT=root, LAB_CACHE=build.default_cache(ROOT))
+        # Gradescope's Docker refuses the namespaces a sandbox needs: graded as it would be
+        # there, without one (LAB_SANDBOX=off), and the report must say so.
+        env = dict(os.environ, AUTOGRADER_ROOT=root, LAB_CACHE=build.default_cache(ROOT),
+                   LAB_SANDBOX="off")
         p = subprocess.run(["bash", os.path.join(root, "run_autograder")], capture_output=True,
                            text=True, env=env, timeout=1800)
         path = os.path.join(root, "results", "results.json")
@@ -596,6 +626,8 @@ def platforms():
         print(f"--- run_autograder: {time.time() - start:.0f} s, score {r['score']}: "
               f"{r['output'][:200]}")
         validate_gradescope(r, "results.json")
+        expect("no sandbox" in r["output"] and "no sandbox" in r["extra_data"]["sandbox"],
+               f"graded without a sandbox, and the report does not say so: {r['output'][-300:]}")
         return r
 
     starter_file = os.path.join(TMP, "starter-1", "backend_openmp", "batch.cpp")

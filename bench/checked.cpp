@@ -1,0 +1,77 @@
+#include "checked.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "../common/gradient.hpp"
+#include "../common/kernels.hpp"
+#include "../common/network.hpp"
+#include "../common/rng.hpp"
+
+namespace lenet {
+
+namespace {
+
+int usage(const std::string& why) {
+  std::fprintf(stderr,
+               "lenet-bench-layers: error: %s (usage: lenet-bench-layers --checked "
+               "s1_forward/KERNELS --calls N --out FILE)\n",
+               why.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int run_checked(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) != "--checked") return -1;
+  if (argc != 7 || std::string(argv[3]) != "--calls" || std::string(argv[5]) != "--out")
+    return usage("expected exactly --checked LAYER/KERNELS --calls N --out FILE");
+  const std::string what = argv[2], out = argv[6];
+  const std::string layer = what.substr(0, what.find('/'));
+  const std::string kernels =
+      what.find('/') == std::string::npos ? "" : what.substr(what.find('/') + 1);
+  if (layer != "s1_forward")
+    return usage("--checked: only s1_forward is checked, got '" + what + "'");
+  char* end = nullptr;
+  const long calls = std::strtol(argv[4], &end, 10);
+  if (*end != '\0' || calls < 1)
+    return usage(std::string("--calls: expected a positive number, got '") + argv[4] + "'");
+  std::unique_ptr<SampleKernels> k;
+  try {
+    k = make_kernels(kernels);
+  } catch (const std::exception& e) {
+    return usage(std::string("--checked: ") + e.what());
+  }
+  std::FILE* f = std::fopen((out + ".tmp").c_str(), "w");
+  if (f == nullptr) return usage("--out: cannot write " + out);
+
+  // One sample trained once, so that every buffer of the kernels is filled (C1's output, which
+  // S1 reads, among them).
+  std::vector<float> params = init_params(1), grad(kParamCount);
+  std::vector<uint8_t> pixels(kImageSize);
+  SplitMix64 rng(7);
+  for (uint8_t& p : pixels)
+    p = static_cast<uint8_t>(rng.next() >> 56);
+  train_sample(*k, params.data(), pixels.data(), 3, grad.data(), nullptr);
+
+  // Call i scales one S1 weight by a factor drawn for i (never the same weights twice) and runs
+  // S1; about one call in 8, drawn at random, then runs F's forward pass, whose loss depends on
+  // every S1 output, into the checksum: a call that reused an earlier result, or computed
+  // nothing, is found out if it is one of them, and no call can tell whether it is.
+  const std::vector<float> base(params.begin() + kW2, params.begin() + kW2 + kW2Size);
+  double checksum = 0;
+  SplitMix64 draws(11);
+  for (long i = 0; i < calls; ++i) {
+    const int w = static_cast<int>(i % kW2Size);
+    const uint64_t draw = draws.next();
+    params[kW2 + w] = base[w] * (0.5f + static_cast<float>(draw >> 40) * 0x1p-24f);
+    k->s1_forward(params.data());
+    if ((draw & 7) == 0) checksum += k->f_forward(params.data(), 3);
+  }
+  std::fprintf(f, "%s %ld %.17g\n", what.c_str(), calls, checksum);
+  const bool ok = std::fclose(f) == 0 && std::rename((out + ".tmp").c_str(), out.c_str()) == 0;
+  return ok ? 0 : usage("--out: cannot write " + out);
+}
+
+}  // namespace lenet
