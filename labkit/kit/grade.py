@@ -424,7 +424,8 @@ class Grading:
     def check_work(self, check):
         """Each sample computed on one rank, seen by the operating system: the job's ranks run
         on ONE core, where a rank waiting for another yields it, so the job's CPU time is the
-        work it did. It must stay within `max_ratio` of the reference's job."""
+        work it did. It must be between `min_ratio` (0.6: samples not computed) and `max_ratio`
+        (samples computed twice) of the reference's job."""
         spec = check.spec
         cpu = str(min(os.sched_getaffinity(0)))
         pin = ["taskset", "-c", cpu]
@@ -441,14 +442,16 @@ class Grading:
         got = sum(p["cpu"] for p in r.observed.of(program))
         ranks = len(r.observed.of(program))
         ratio = got / want if want > 0 else float("inf")
-        if ranks >= 2 and ratio <= spec["max_ratio"]:
+        low = spec.get("min_ratio", 0.6)
+        if ranks >= 2 and low <= ratio <= spec["max_ratio"]:
             return check.passed(f"{ranks} ranks used {got:.2f} s of CPU on one core, the "
                                 f"reference's {want:.2f} s ({ratio:.2f}x): each sample computed "
                                 f"once")
         check.failed(f"expected each sample computed on one rank: {ranks} ranks used {got:.2f} s "
                      f"of CPU on one core where the reference's use {want:.2f} s ({ratio:.2f}x, "
-                     f"at most {spec['max_ratio']}x)" +
-                     (": every rank computed the whole batch?" if ratio > 1.6 else ""))
+                     f"{low}x to {spec['max_ratio']}x expected)" +
+                     (": every rank computed the whole batch?" if ratio > spec["max_ratio"] else
+                      ": samples left uncomputed?" if ratio < low else ""))
 
     def tests_of(self, t, pattern):
         """[(name, command, working folder, skip code)] of Tree t's CTest tests matching

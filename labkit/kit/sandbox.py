@@ -48,7 +48,7 @@ def command(cmd, *, read=(), write=(), cwd, unprivileged=True):
     unshare = (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                 "--unshare-cgroup-try"] if procs.as_root() else ["--unshare-all"])
     argv = ["bwrap"] + unshare + ["--die-with-parent", "--new-session", "--proc", "/proc",
-            "--dev", "/dev", "--tmpfs", "/tmp"]
+            "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
     for top in SYSTEM:
         if os.path.exists(top):
             argv += ["--ro-bind", top, top]
