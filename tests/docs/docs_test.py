@@ -41,10 +41,11 @@ The rules, made narrow so that a failure is a real problem (no false positives):
    it) must match a label (ctest --print-labels, or a LABELS of the test sources) or a test
    name respectively.
 
-4. CSV columns. In a sentence that says "CSV" and "column" (or "columns"), a `code span` made
-   of lower-case identifiers (one, or a comma-separated list) names columns of the run CSV:
-   each must be in the header that lenet-serial (and lenet-openmp, where built) write with
-   --csv.
+4. CSV columns. In a sentence that says "CSV" and "column" (or "columns"), `code spans` of
+   lower-case identifiers (one, or a comma-separated list; several joined by ",", "and", "or")
+   right before the word "column(s)" or right after it ("the `device` column", "the CSV's
+   `kernels` and `strategy` columns", "columns `a, b`") name columns of the run CSV: each must
+   be in the header that lenet-serial (and lenet-openmp, where built) write with --csv.
 
 5. Figures. A results table that quotes a committed CSV says so in the comment line above it:
      <!-- csv-table: PATH; key: HEADER=column, ...; figures: HEADER=column, ...[; rows: HEADER=text] -->
@@ -335,8 +336,14 @@ class Checker:
             for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z(])", para):
                 if "CSV" not in sentence or not re.search(r"\bcolumns?\b", sentence):
                     continue
-                for m in re.finditer(r"`([a-z][a-z0-9_]*(?:, [a-z][a-z0-9_]*)*)`", sentence):
-                    for col in m.group(1).split(", "):
+                span = r"`[a-z][a-z0-9_]*(?:, [a-z][a-z0-9_]*)*`"
+                group = rf"{span}(?:(?:,\s+and\s+|,\s+|\s+and\s+|\s+or\s+){span})*"
+                for m in re.finditer(group, sentence):
+                    if not (re.match(r"\s+columns?\b", sentence[m.end():])
+                            or re.search(r"\bcolumns?:?\s+$", sentence[: m.start()])):
+                        continue
+                    for col in re.findall(r"[a-z][a-z0-9_]*", " ".join(
+                            re.findall(r"`([^`]*)`", m.group(0)))):
                         self.counts["columns"] += 1
                         if col not in self.csv_columns:
                             n = para_start + para[: para.find(sentence)].count("\n") + \
