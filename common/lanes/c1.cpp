@@ -17,11 +17,13 @@ namespace {
 
 // Forward: kFwdMaps maps x kFwdCols output columns summed in registers, all 25 taps: per tap
 // kFwdMaps weight broadcasts and (sliding along the row) about one load of x feed
-// kFwdMaps * kFwdCols independent multiply-adds. With 32 registers 6 x 3 (18 accumulators, 6
-// weights, 4 of x: no spills; 6 x 4 spilled two accumulators to the stack on every tap, a
-// store-to-load chain each step); with 16, 3 x 3.
-constexpr int kFwdMaps = kVectorRegisters >= 32 ? 6 : 3;
-constexpr int kFwdCols = 3;
+// kFwdMaps * kFwdCols independent multiply-adds, 12 in flight with 32 registers. Measured and
+// predicted (experiments/mca.sh, docs/performance.md), with 32 registers: 6 x 4 spilled two
+// accumulators on every tap (GCC 12, AVX-512), 6 x 3 spilled on AArch64 (llvm-mca: 2x the
+// cycles on Neoverse V2); 3 x 4 was the fastest on the Sapphire Rapids machine and for
+// llvm-mca's Neoverse V2, within 7% of 2 x 6 for its Zen 4. With 16 registers, 3 x 3.
+constexpr int kFwdMaps = 3;
+constexpr int kFwdCols = kVectorRegisters >= 32 ? 4 : 3;
 // Backward: kBwdMaps maps x the 5 taps of one kernel row u, for one column j, summed over i in
 // registers: per row i, 5 loads of x and kBwdMaps of d1 feed 5 kBwdMaps multiply-adds.
 constexpr int kBwdMaps = 3;
