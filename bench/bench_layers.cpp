@@ -1,7 +1,8 @@
 // lenet-bench-layers: each layer's forward and backward pass, alone, for every kernels in
 // this build, on one sample held in cache (lanes: kLanes samples side by side), and the whole
 // sample as training runs it (a chunk of 16): CPU nanoseconds per sample (the ns/sample column),
-// GFLOP/s and the share of one core's peak, measured when the program starts. What the whole
+// GFLOP/s and %peak (every layer and the sample) against one core's peak, measured when the
+// program starts; the header names the CPU (cpu:) and that peak (peak:). What the whole
 // training loop costs per layer is what --timing prints; the two are compared in
 // docs/performance.md.
 //
@@ -11,7 +12,9 @@
 #include <time.h>
 
 #include <algorithm>
+#include <fstream>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -135,6 +138,27 @@ double measure_peak() {
   return best;
 }
 
+// The CPU, as lscpu names it from /proc/cpuinfo's first processor: the model name and, since a
+// virtual machine's name can be as vague as "Intel(R) Xeon(R) Processor", family and model
+// (x86) or implementer and part (ARM), which tell the core's generation, and so its FMA units.
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::map<std::string, std::string> field;
+  for (std::string line; std::getline(in, line) && !line.empty();) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    field[key] = line.substr(std::min(line.size(), colon + 2));
+  }
+  std::string name = field.count("model name") ? field["model name"] : "unknown model";
+  if (field.count("cpu family") && field.count("model"))
+    name += ", family " + field["cpu family"] + " model " + field["model"];
+  if (field.count("CPU implementer") && field.count("CPU part"))
+    name += ", implementer " + field["CPU implementer"] + " part " + field["CPU part"];
+  return field.empty() ? "unknown (no /proc/cpuinfo)" : name;
+}
+
 // The same loop as a benchmark: how steady the peak stays over the run.
 void peak_fma(benchmark::State& state) {
   simd::vfloat acc[kChains] = {};
@@ -232,6 +256,7 @@ int main(int argc, char** argv) {
                                           " GFLOP/s measured at start, one core, " +
                                           std::to_string(simd::kLanes) +
                                           "-float vectors (%peak is against this)");
+  benchmark::AddCustomContext("cpu", cpu_name());
   benchmark::RegisterBenchmark("peak_fma", peak_fma);
   // With --benchmark_repetitions: the fastest repetition too, the least disturbed by other
   // programs on a busy machine (beside the median and mean).

@@ -99,6 +99,7 @@ class Run {
     add_common_options(app, opts_);
     if (spec_.add_options) spec_.add_options(app);
     bool help = false;
+    std::vector<std::string> listed;  // --list-kernels
     // Collective, so that a bad flag (the same on every rank) is printed once, not once a rank.
     collective(comm_, [&] {
       try {
@@ -106,6 +107,9 @@ class Run {
         check_options(opts_);
       } catch (const CLI::CallForHelp&) {
         help = true;
+      } catch (const KernelsListed& l) {
+        help = true;
+        listed = l.names;
       } catch (const CLI::ParseError& e) {
         throw Error(e.what(), 2);
       } catch (const Error& e) {
@@ -114,7 +118,12 @@ class Run {
     });
     check_ranks_agree(help);
     if (help) {
-      if (root_) std::cout << app.help();
+      if (root_ && listed.empty()) std::cout << app.help();
+      if (root_) {
+        for (const std::string& name : listed) {
+          std::cout << name << '\n';
+        }
+      }
       return false;
     }
     result_.opts = opts_;

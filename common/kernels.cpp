@@ -5,11 +5,16 @@
 #include "lanes/lanes_kernels.hpp"
 #include "ref/ref_kernels.hpp"
 #include "simd/simd_kernels.hpp"
+#include "simd/vec.hpp"
 
 namespace lenet {
 
-// ref first, the one to learn from; the last is --kernels' default (options.cpp).
+// ref first, the one to learn from; the last is --kernels' default (options.cpp): the fastest
+// per epoch on the build's target, as measured (docs/performance.md, "Two FMA units"): lanes with
+// 16-float vectors (AVX-512: 1.28x simd on Sapphire Rapids, 1.07x on Zen 4), simd with 8 or 4
+// (AVX2, SSE2: the two within 5% of each other, so the older default stays).
 std::vector<std::string> available_kernels() {
+  if constexpr (simd::kLanes >= 16) return {"ref", "simd", "lanes"};
   return {"ref", "lanes", "simd"};
 }
 

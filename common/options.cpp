@@ -57,6 +57,14 @@ void add_kernels_option(CLI::App& app, std::string& kernels) {
   app.add_option("--kernels", kernels, "per-sample kernels")
       ->check(CLI::IsMember(built))
       ->capture_default_str();
+  add_list_kernels_option(app, built);
+}
+
+void add_list_kernels_option(CLI::App& app, const std::vector<std::string>& names) {
+  // A callback, run before CLI11 checks for the required --data, like --help.
+  app.add_flag_callback(
+      "--list-kernels", [names] { throw KernelsListed{names}; },
+      "print the --kernels values this build has, one a line, and exit (for scripts)");
 }
 
 void check_options(const Options& o) {

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace lenet {
 
@@ -35,8 +36,18 @@ void add_common_options(CLI::App& app, Options& opts);
 // the limits, --no-shuffle): all that the peers (peers/) take besides --csv and --quiet.
 void add_training_options(CLI::App& app, Options& opts);
 
-// Adds `--kernels` for the CPU kernels (ref, ...), default: the fastest built.
+// Adds `--kernels` for the CPU kernels (ref, ...), default: the fastest built, and
+// `--list-kernels` (add_list_kernels_option) for them.
 void add_kernels_option(CLI::App& app, std::string& kernels);
+
+// Thrown by the parse when `--list-kernels` is given, as CLI11 throws CallForHelp for --help:
+// the caller prints `names`, one a line (for scripts: no --help to scrape), and exits 0.
+struct KernelsListed {
+  std::vector<std::string> names;
+};
+
+// Adds `--list-kernels`: print the kernels this build has, `names`, one a line, and exit.
+void add_list_kernels_option(CLI::App& app, const std::vector<std::string>& names);
 
 // Checks what CLI11's validators cannot (e.g. --lr nan); throws lenet::Error naming the flag.
 void check_options(const Options& opts);

@@ -84,13 +84,13 @@ for s in "${strategy_list[@]}"; do
 done
 built=$(kernels_of "$serial")
 [[ -n "$kernels" ]] || kernels=$built
-IFS=, read -ra tier_list <<<"$kernels"
-for k in "${tier_list[@]}"; do
+IFS=, read -ra kernels_list <<<"$kernels"
+for k in "${kernels_list[@]}"; do
   [[ ",$built," == *",$k,"* ]] || die "--kernels: '$k' is not built (this build has: $built)"
 done
 # Serial runs all kernels that an OpenMP run uses, as its baseline.
-serial_tiers=("${tier_list[@]}")
-if [[ ",$strategies," == *",layer,"* && ",$kernels," != *",ref,"* ]]; then serial_tiers+=(ref); fi
+serial_kernels=("${kernels_list[@]}")
+if [[ ",$strategies," == *",layer,"* && ",$kernels," != *",ref,"* ]]; then serial_kernels+=(ref); fi
 
 # 1, 2, 4, ... below --max, then --max itself.
 thread_list=()
@@ -115,7 +115,7 @@ for ((r = 1; r <= repeats; ++r)); do
   say "repeat $r/$repeats"
   for b in "${batch_list[@]}"; do
     step=(--batch "$b" --lr "${lr:-$(lr_for "$b")}")
-    for k in "${serial_tiers[@]}"; do
+    for k in "${serial_kernels[@]}"; do
       run "serial $k B=$b" "$serial" "${common[@]}" "${step[@]}" --kernels "$k"
     done
     for s in "${strategy_list[@]}"; do
@@ -125,7 +125,7 @@ for ((r = 1; r <= repeats; ++r)); do
           run "openmp layer ref B=$b T=$t" "$openmp" "${common[@]}" "${step[@]}" \
             --strategy layer --kernels ref --threads "$t"
         else
-          for k in "${tier_list[@]}"; do
+          for k in "${kernels_list[@]}"; do
             run "openmp batch $k B=$b T=$t" "$openmp" "${common[@]}" "${step[@]}" \
               --strategy batch --kernels "$k" --threads "$t"
           done

@@ -40,9 +40,9 @@ lr_for() {
   fi
 }
 
-# kernels_of EXE: the kernels an executable was built with, comma-separated, from the --kernels
-# line of its --help ("--kernels TEXT:{ref,simd}=simd"); empty if it has no such option.
-kernels_of() { "$1" --help | sed -n 's/.*--kernels TEXT:{\([^}]*\)}.*/\1/p'; }
+# kernels_of EXE: the kernels an executable was built with, comma-separated, the default last,
+# from its --list-kernels (one name a line, made for scripts); empty if it has no such flag.
+kernels_of() { "$1" --list-kernels 2>/dev/null | paste -sd, - || true; }
 
 # require_built EXE...: each must exist, or the user is told to build first.
 require_built() {

@@ -48,7 +48,7 @@ done
 [[ -n $build_dir ]] || build_dir=$(build_dir_for "$root" "$cxx")
 start=$SECONDS
 
-# The packages, in groups, each with the reason it is installed (README: "Packages"); each set
+# The packages, in groups, each with the reason it is installed (docs/packages.md); each set
 # of --for is a list of groups. clang++ needs LLVM's OpenMP runtime besides.
 declare -A group_packages=(
   [build]="cmake g++ make zlib1g-dev libcli11-dev"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the set-up installs and leaves behind (README, "Packages"):
+# What the set-up installs and leaves behind (docs/packages.md):
 #   list:     main.sh's packages (setup.sh --for main) hold none that only the tests use:
 #             no Slurm, munge, SimGrid, tiny-dnn, dlib or OpenBLAS.
 #   services: no munge, slurmctld or slurmd unit is enabled on this machine (a link in

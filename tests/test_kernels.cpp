@@ -70,7 +70,8 @@ TEST_CASE("kernels: the batch gradient of B = 1, 4, 7 matches PyTorch", "[vector
 }
 
 TEST_CASE("kernels: x is pixel / 255 as the IEEE division rounds it, for every byte", "[vectors]") {
-  // The simd kernels computes it with a multiply and an FMA correction where the target has FMA.
+  // The simd and lanes kernels compute it with a multiply and an FMA correction where the target
+  // has FMA (common/simd/over255.hpp).
   std::vector<uint8_t> pixels(kImageSize);
   for (int i = 0; i < kImageSize; ++i)
     pixels[i] = static_cast<uint8_t>(i);  // 784 pixels: every byte value, three times over

@@ -26,7 +26,7 @@ constexpr int kThreadCounts[] = {1, 2, 3, 4};
 constexpr Strategy kStrategies[] = {Strategy::kBatch, Strategy::kLayer};
 
 // The kernels a strategy runs: batch any, layer only ref.
-std::vector<std::string> tiers_of(Strategy s) {
+std::vector<std::string> kernels_of(Strategy s) {
   return s == Strategy::kLayer ? std::vector<std::string>{"ref"} : available_kernels();
 }
 
@@ -88,7 +88,7 @@ void expect_cli_error(const std::string& args, const std::string& flag) {
 // (run_scripts/lab.sh grade N runs `ctest -L labN`): lab 1 is the batch strategy's parallel
 // region, lab 2 the layer strategy's kernels.
 void check_one_step(Strategy s) {
-  for (const std::string& kernels : tiers_of(s)) {
+  for (const std::string& kernels : kernels_of(s)) {
     for (int threads : kThreadCounts) {
       INFO(strategy_name(s) << ", kernels " << kernels << ", " << threads << " threads");
       check_one_step_vectors([&] { return std::make_unique<OpenMPBackend>(kernels, s, threads); });
@@ -97,7 +97,7 @@ void check_one_step(Strategy s) {
 }
 
 void check_trajectory(Strategy s) {
-  for (const std::string& kernels : tiers_of(s)) {
+  for (const std::string& kernels : kernels_of(s)) {
     for (int threads : kThreadCounts) {
       INFO(strategy_name(s) << ", kernels " << kernels << ", " << threads << " threads");
       check_trajectory_vectors(
@@ -156,7 +156,7 @@ void check_bit_identity(Strategy s) {
                         {&vector_train(), 32},
                         {&repeated_train(), 32},
                         {&repeated_train(), 100}};
-  for (const std::string& kernels : tiers_of(s)) {
+  for (const std::string& kernels : kernels_of(s)) {
     for (const Case& c : cases) {
       // The layer strategy's parallelism does not depend on the batch: the small set will do.
       if (s == Strategy::kLayer && c.data != &vector_train()) continue;
@@ -184,7 +184,7 @@ TEST_CASE("layer: bit-identical to lenet-serial for 1 to 4 threads", "[openmp][l
 TEST_CASE("the test loss and accuracy are serial's for every thread count", "[openmp]") {
   const Dataset& test = repeated_train();  // 1024 images: every thread gets some
   for (Strategy s : kStrategies) {
-    for (const std::string& kernels : tiers_of(s)) {
+    for (const std::string& kernels : kernels_of(s)) {
       SerialBackend serial(kernels);
       train_params(serial, vector_train(), 8, 0.3f, 1);
       serial.bind_data(vector_train(), test);

@@ -16,9 +16,13 @@ using simd::kVectorRegisters;
 namespace {
 
 // Forward: kFwdMaps maps x kFwdCols output columns summed in registers, all 25 taps: per tap
-// kFwdMaps weight broadcasts and kFwdCols loads of x feed kFwdMaps * kFwdCols multiply-adds
-// (AVX-512: 24 accumulators and 6 weights in 32 registers).
-constexpr int kFwdMaps = kVectorRegisters >= 32 ? 6 : 3;
+// kFwdMaps weight broadcasts and (sliding along the row) about one load of x feed
+// kFwdMaps * kFwdCols independent multiply-adds, 12 in flight with 32 registers. Measured and
+// predicted (experiments/mca.sh, docs/performance.md), with 32 registers: 6 x 4 spilled two
+// accumulators on every tap (GCC 12, AVX-512), 6 x 3 spilled on AArch64 (llvm-mca: 2x the
+// cycles on Neoverse V2); 3 x 4 was the fastest on the Sapphire Rapids machine and for
+// llvm-mca's Neoverse V2, within 7% of 2 x 6 for its Zen 4. With 16 registers, 3 x 3.
+constexpr int kFwdMaps = 3;
 constexpr int kFwdCols = kVectorRegisters >= 32 ? 4 : 3;
 // Backward: kBwdMaps maps x the 5 taps of one kernel row u, for one column j, summed over i in
 // registers: per row i, 5 loads of x and kBwdMaps of d1 feed 5 kBwdMaps multiply-adds.
@@ -57,21 +61,28 @@ void c1_forward(const float* params, Lanes& g) {
             g.z1[(m0 + m) * kC1MapSize + i * kC1Side + j0 + c] = z[m][c];
         }
       }
+      // The row's sigmoids while it is in the L1 cache (z1 and a1 are 221 KB each with 16
+      // lanes, more than L1 holds), several vectors at a time (simd/exp_vectors.hpp: each lane
+      // gets what ref's scalar sigmoid gives).
+      for (int m = m0; m < m0 + kFwdMaps; ++m) {
+        const int row = m * kC1MapSize + i * kC1Side;
+        simd::sigmoids(reinterpret_cast<const float*>(g.z1 + row),
+                       reinterpret_cast<float*>(g.a1 + row), kC1Side * kLanes);
+      }
     }
   }
-  // The sigmoids in a pass of their own, several vectors at a time (simd/exp_vectors.hpp: each
-  // lane gets what ref's scalar sigmoid gives).
-  simd::sigmoids(reinterpret_cast<const float*>(g.z1), reinterpret_cast<float*>(g.a1),
-                 kC1Size * kLanes);
 }
 
 void c1_backward(Lanes& g) {
   // sum_w[m][u][v] and sum_b[m]: ref's final sums over the columns j, in j order.
   vfloat sum_w[kC1Maps][kC1Kernel][kC1Kernel] = {};
   vfloat sum_b[kC1Maps] = {};
+  // Column j outside the kernel row u: the d1 column of the kBwdMaps maps and the x columns
+  // under it stay in the L1 cache for the five rows u (d1 alone is 221 KB with 16 lanes). Each
+  // sum still runs in ref's order: over i inside, then over j in j order.
   for (int m0 = 0; m0 < kC1Maps; m0 += kBwdMaps) {
-    for (int u = 0; u < kC1Kernel; ++u) {
-      for (int j = 0; j < kC1Side; ++j) {
+    for (int j = 0; j < kC1Side; ++j) {
+      for (int u = 0; u < kC1Kernel; ++u) {
         // ref's partial sums acc[u][v][j] (and bias[j] in the pass for u = 0), over i.
         vfloat acc[kBwdMaps][kC1Kernel] = {};
         vfloat bias[kBwdMaps] = {};

@@ -1,7 +1,9 @@
-// The input: x = pixel / 255 (an IEEE float32 division, as the spec says), image l into lane l.
+// The input: x = pixel / 255 (an IEEE float32 division, as the spec says, rounded as it rounds:
+// simd/over255.hpp), image l into lane l.
 #include <algorithm>
 #include <cstring>
 
+#include "../simd/over255.hpp"
 #include "layers.hpp"
 #include "transpose.hpp"
 
@@ -25,7 +27,7 @@ void load_input(const uint8_t* const (&images)[kLanes], Lanes& g) {
   const uint8_t* from = reinterpret_cast<const uint8_t*>(bytes);
   float* x = reinterpret_cast<float*>(g.x);
   for (int k = 0; k < kImageSize * kLanes; ++k)
-    x[k] = static_cast<float>(from[k]) / 255.0f;
+    x[k] = simd::over255(from[k]);
 }
 
 }  // namespace lenet::lanes

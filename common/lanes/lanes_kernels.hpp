@@ -43,7 +43,7 @@ class LanesKernels final : public SampleKernels {
   // Images and labels of samples s < n into their lanes, a blank image past n; returns the
   // number of groups that hold samples.
   int load_chunk(const uint8_t* const* images, const int* labels, int n);
-  // The chunk's gradient sum, sample by sample (chunk.cpp).
+  // The chunk's gradient sum, sample by sample (sum.cpp).
   void sum_gradients(int n, float* chunk_sum) const;
 };
 

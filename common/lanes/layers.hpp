@@ -2,8 +2,9 @@
 // the build's vectors (simd/vec.hpp: 16 with AVX-512, 8 with AVX2, 4 with SSE2 or NEON). Every
 // activation is stored one vector per element, lane l holding sample l's value (structure of
 // arrays), and every weight is broadcast to all lanes. So each lane does exactly the arithmetic
-// of ref's loops (common/ref/), in ref's order: no shuffles, no sums across lanes, and the same
-// bits as ref (tests/test_lanes.cpp checks that).
+// of ref's loops (common/ref/), in ref's order: no shuffles, no sums across lanes. The results
+// agree with ref's within float32 rounding, not bit for bit: the compiler decides which
+// multiply-adds it fuses (f.cpp; tests/test_lanes.cpp checks both).
 #pragma once
 
 #include <cstdint>

@@ -46,12 +46,15 @@ void s1_forward(const float* params, Lanes& g) {
 void s1_backward(const float* params, Lanes& g) {
   const float* W2 = params + kW2;
   vfloat dW2[kW2Size] = {};
+  // db2 in a loop of its own, in the same window order: inside the loop below it took a 17th
+  // accumulator, which GCC kept on the stack (a store-to-load chain on every window).
   vfloat db2 = {};
+  for (int k = 0; k < kS1Size; ++k)
+    db2 += g.d2[k];
   for (int m = 0; m < kC1Maps; ++m) {
     for (int i = 0; i < kS1Side; ++i) {
       for (int j = 0; j < kS1Side; ++j) {
         const vfloat d = g.d2[m * kS1MapSize + i * kS1Side + j];
-        db2 += d;
         for (int u = 0; u < kS1Kernel; ++u) {
           for (int v = 0; v < kS1Kernel; ++v) {
             const int c = cell(m, i, j, u, v);

@@ -4,9 +4,9 @@
 // With them, tap (u, v) of a whole 24x24 output map is the contiguous run xs[v] + 24 u, so C1
 // needs no edge handling, whatever the vector width.
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 
+#include "over255.hpp"
 #include "simd_kernels.hpp"
 
 namespace lenet {
@@ -19,21 +19,6 @@ namespace {
 // lanes, 1 with 8 or 4), so that each vector's place in its rows repeats from block to block.
 constexpr int kPeriodRows = std::lcm(kC1Side, kLanes) / kC1Side;
 static_assert(kImageSide % kPeriodRows == 0);
-
-// p / 255, rounded as the IEEE division rounds it. Where the target has FMA: q = p * (1/255),
-// then one correction step with FMAs, q + (p - 255 q) * (1/255), which gives the rounded quotient
-// for every byte p (tests/test_kernels.cpp checks all 256; q alone is off for 126 of them). The
-// divider is slower: on AMD Zen 4 the input step took 258 -> 225 ns (AVX-512), 199 -> 183 ns
-// (AVX2). Without FMA the residual would be rounded, so the division stays.
-inline float over255(uint8_t pixel) {
-  const float p = static_cast<float>(pixel);
-#if defined(__FMA__)
-  const float q = p * (1.0f / 255.0f);
-  return std::fma(std::fma(-q, 255.0f, p), 1.0f / 255.0f, q);
-#else
-  return p / 255.0f;
-#endif
-}
 
 }  // namespace
 

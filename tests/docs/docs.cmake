@@ -1,0 +1,14 @@
+# The docs test (label docs): README.md, docs/ and .ci/run name only files, flags, CTest tests,
+# labels and CSV columns that exist, and their results tables quote the committed CSVs as they
+# are (tests/docs/docs_test.py says the rules). It reads the flags from the built executables'
+# --help and the tests from `ctest -N` of this build, and first checks a copy of the docs with a
+# planted wrong figure, missing path and missing flag, demanding exactly those failures.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(Python3_Interpreter_FOUND)
+  set(_docs_test "docs: README and docs/ name only files, flags, tests and CSV columns that exist")
+  add_test(NAME "${_docs_test}"
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/docs_test.py --self-test
+            --build ${PROJECT_BINARY_DIR} --ctest ${CMAKE_CTEST_COMMAND}
+            --root ${PROJECT_SOURCE_DIR})
+  set_tests_properties("${_docs_test}" PROPERTIES LABELS "docs" TIMEOUT 300)
+endif()
