@@ -375,9 +375,9 @@ def one_lab(n):
         expect(r["extra_data"]["performance"].get("status") == "measured" and
                "no parallelism" not in perf["output"],
                f"lab {n}'s other correct solution: {perf['output'][:300]}")
-    # Correct submissions in other styles keep full correctness: OpenMP tasks (lab 2), a
-    # nonblocking collective (lab 3).
-    for name in {2: ["tasks"], 3: ["nonblocking"]}.get(n, []):
+    # Correct submissions in other styles keep full correctness: OpenMP tasks and guided
+    # schedules (lab 2), a nonblocking collective (lab 3).
+    for name in {2: ["tasks", "guided"], 3: ["nonblocking"]}.get(n, []):
         rc, r, _ = grade(n, submission(n, name), "--no-timing")
         expect(rc == 0 and points(r, "correctness") == P["correctness"],
                f"lab {n}'s correct {name} submission: exit {rc}, correctness "
@@ -553,6 +553,11 @@ def lab5():
     rc, r, _ = grade(5, starter(5, "lab5-starter"), "--no-timing")
     expect(rc == 1 and points(r, "correctness") == 5,
            f"lab 5's starter: exit {rc}, correctness {points(r, 'correctness')}")
+    # A correct kernel in another style: a grid-stride loop.
+    rc, r, _ = grade(5, submission(5, "gridstride"), "--no-timing")
+    expect(rc == 0 and points(r, "correctness") == P["correctness"],
+           f"lab 5's grid-stride kernel: exit {rc}, correctness {points(r, 'correctness')}: "
+           f"{r['output'][:300]}")
 
 
 # ---- platforms ------------------------------------------------------------------------------
