@@ -1,8 +1,12 @@
 #include "checked.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "../common/gradient.hpp"
 #include "../common/kernels.hpp"
