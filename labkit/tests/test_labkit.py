@@ -491,7 +491,7 @@ def attacks(n, P):
         expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
                "CPU time per thread" in perf["output"],
                f"lab 2's 143:1 rows: performance {perf['score']}: {perf['output'][:300]}")
-        # A correct submission that prints 100 MB keeps every correctness point.
+        # A correct submission that prints about 120 MB a process keeps every correctness point.
         rc, r, _ = grade(2, submission(2, "loud"), "--no-timing")
         expect(rc == 0 and points(r, "correctness") == P["correctness"],
                f"lab 2's loud correct submission: exit {rc}, correctness "
