@@ -294,6 +294,19 @@ class Grading:
         program = lambda path: os.path.basename(path).startswith("lenet-")  # noqa: E731
         r.ran = [f"{os.path.basename(parent)} ran {child}"
                  for parent, child in r.observed.started_by(program)]
+        # An exec can come before the first sample (from a static initialiser): every process
+        # found running one of the project's programs must be the one the grader started, with
+        # the grader's arguments.
+        started = next((i for i, c in enumerate(cmd) if program(c)), None)
+        if started is not None:
+            want = (os.path.basename(cmd[started]), [a.encode() for a in cmd[started + 1:]])
+            for exe, args in r.observed.runs_of(program):
+                got = (os.path.basename(exe), args.split(b"\0")[1:])
+                if got[1] and got[1][-1] == b"":
+                    got = (got[0], got[1][:-1])
+                if got != want:
+                    r.ran.append(f"{want[0]} became {got[0]} " + " ".join(
+                        a.decode("utf-8", "replace") for a in got[1][:12]))
         for ran in r.ran:
             self.flag("ran another program", f"{ran} (in '{' '.join(cmd[-4:])}')")
         return r, here

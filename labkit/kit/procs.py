@@ -208,6 +208,11 @@ class Observer(threading.Thread):
                 found.append((parent["exes"][-1], exes[0]))
         return found
 
+    def runs_of(self, test):
+        """[(executable, command line)] of every program seen running whose executable passes
+        test(path)."""
+        return [run for rec in self.procs.values() for run in rec["runs"] if test(run[0])]
+
     def of(self, name):
         """The records of the processes whose last executable is called `name`."""
         return [rec for rec in self.procs.values()
