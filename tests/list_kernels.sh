@@ -15,7 +15,9 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 "${launch[@]}" "$exe" --list-kernels >"$tmp/out" 2>"$tmp/err"
 code=$?
 [[ $code -eq 0 ]] || fail "--list-kernels exited $code"
-[[ ! -s $tmp/err ]] || fail "--list-kernels wrote to stderr: $(head -3 "$tmp/err")"
+# Nothing on stderr; with a launcher in front, stderr is also the MPI library's (Open MPI 5's
+# TCP notes in the Debian 13 root), so only stdout is checked there.
+[[ ${#launch[@]} -gt 0 || ! -s $tmp/err ]] || fail "--list-kernels wrote to stderr: $(head -3 "$tmp/err")"
 grep -qvxE '[a-z0-9]+' "$tmp/out" && fail "a line that is not one name: $(grep -vxE '[a-z0-9]+' "$tmp/out" | head -1)"
 listed=$(paste -sd, "$tmp/out")
 [[ -n $listed ]] || fail "no kernels listed"
