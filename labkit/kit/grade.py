@@ -282,8 +282,8 @@ class Grading:
         return path
 
     def run_student(self, cmd, *, timeout, env=None, cwd=None):
-        """A run of student code in the sandbox, observed; (Result, its folder). Flags a
-        program of the build or of the run's folder that it ran without being told to."""
+        """A run of student code in the sandbox, observed; (Result, its folder). Result.ran
+        lists, and flags, what a program of the project did that the grader did not start."""
         here = self.new_folder()
         there = self.view["run"] or here
         r = procs.run(cmd, timeout=timeout, cwd=cwd or there,
@@ -386,23 +386,23 @@ class Grading:
             return check.passed("the parameters are the reference's " +
                                 ("bit for bit" if exact else "within float32 rounding") +
                                 (f" ({r.cut_note()})" if r.cut else ""))
-        again, got2, _ = self.student_params(got_cmd, self.limit(seconds), env)
+        _, got2, _ = self.student_params(got_cmd, self.limit(seconds), env)
         if got2 is not None and verdicts.differences(got2, got, exact=True):
             return check.failed(f"different results on two runs of the same build: a race? "
                                 f"(the first run: {diff})")
         check.failed(diff)
 
-    def check_same_bits(self, check):
+    def against_reference(self, check, *, exact):
         spec = check.spec
         seconds, want = self.reference_params(self.expand(spec["want"], reference=True),
                                               check.name)
-        self.compare_params(check, self.expand(spec["got"]), want, seconds, exact=True)
+        self.compare_params(check, self.expand(spec["got"]), want, seconds, exact=exact)
+
+    def check_same_bits(self, check):
+        self.against_reference(check, exact=True)
 
     def check_verify(self, check):
-        spec = check.spec
-        seconds, want = self.reference_params(self.expand(spec["want"], reference=True),
-                                              check.name)
-        self.compare_params(check, self.expand(spec["got"]), want, seconds, exact=False)
+        self.against_reference(check, exact=False)
 
     def check_trains_like(self, check):
         """The student's program against the reference's serial run, one run per batch size,

@@ -33,7 +33,7 @@ def performance_table(perf):
         return ""
     unit, best, med, runs = perf["unit"], perf["best"], perf["medians"], perf["runs"]
     rows = [("yours, parallel", "parallel"), ("the reference, parallel", "reference"),
-            ("the reference, one thread (rank; lab 4: the ref loops)", "one")]
+            ("the reference, one thread (rank; lab 4: the ref kernels)", "one")]
     lines = [f"{perf['what']}; {unit}, {len(runs['parallel'])} interleaved rounds; the points "
              "come from the fastest of each:", "",
              "| run | fastest | median | every round |", "|---|---|---|---|"]

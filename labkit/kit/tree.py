@@ -104,7 +104,7 @@ def copy_data(ref_root, dst):
         os.replace(tmp, dst)
 
 
-def write(ref_root, dst, overrides, *, owner=None):
+def write(ref_root, dst, overrides):
     """Makes dst's project files those of ref_root (less the instructor's), with `overrides`
     ({file: text}) in place of theirs. A file whose contents are already right is left alone,
     time stamp included, so that a build in dst recompiles only what changed; files that are
@@ -135,11 +135,6 @@ def write(ref_root, dst, overrides, *, owner=None):
         written += 1
     for f in set(project_files(dst)) - set(want):
         os.remove(os.path.join(dst, f))
-    if owner is not None:
-        for top, dirs, files in os.walk(dst):
-            for name in dirs + files:
-                os.lchown(os.path.join(top, name), *owner)
-        os.lchown(dst, *owner)
     return written
 
 

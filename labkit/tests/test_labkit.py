@@ -457,19 +457,9 @@ def attacks(n, P):
                              for t in tests) and flagged(r, "exited before its report"),
                f"lab 1's exit(0) in the tests: {[(t['score'], t['output'][:120]) for t in tests]}")
         # Counters set by hand on serial code, and a one-thread run made slower.
-        rc, r, _ = grade(1, submission(1, "counters"), "--force-timing", "--reps", "1")
-        perf = test(r, "performance")
-        expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
-               "CPU time per thread" in perf["output"],
-               f"lab 1's forged counters: performance {perf['score']}: {perf['output'][:300]}")
+        no_performance(1, "counters", P, "CPU time per thread")
         # Trains nothing once the run is long (as only timed runs are).
-        timed = submission(1, "timed")
-        rc, r, _ = grade(1, timed, "--force-timing", "--reps", "1")
-        perf = test(r, "performance")
-        expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
-               "timed run" in perf["output"] and flagged(r, "a timed run computed"),
-               f"lab 1's cheat on timed runs: performance {perf['score']}: "
-               f"{perf['output'][:300]}; flags {r['extra_data']['flags']}")
+        timed = no_performance(1, "timed", P, "timed run", flag="a timed run computed")
         # The teaching assistant's list of a class: both flagged, with their evidence.
         rc, out = lab("flagged", 1, exit0, timed, os.path.join(TMP, "never-graded"))
         expect(rc == 1 and f"FLAGGED {exit0}:" in out and f"FLAGGED {timed}:" in out and
@@ -479,25 +469,15 @@ def attacks(n, P):
         snoop(P)
     if n == 2:
         # Summary lines printed before the real summary.
-        rc, r, _ = grade(2, submission(2, "forged"), "--force-timing", "--reps", "1")
-        perf = test(r, "performance")
-        expect(perf["score"] == 0 and "no parallelism" in perf["output"] and
-               flagged(r, "a forged summary line"),
-               f"lab 2's forged summary: performance {perf['score']}: {perf['output'][:300]}; "
-               f"flags {r['extra_data']['flags']}")
+        no_performance(2, "forged", P, "no parallelism", flag="a forged summary line",
+                       correct=False)
         # A part of every call on every thread, 143 of 144 rows on one.
-        rc, r, _ = grade(2, submission(2, "lopsided"), "--force-timing", "--reps", "1")
-        perf = test(r, "performance")
-        expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
-               "CPU time per thread" in perf["output"],
-               f"lab 2's 143:1 rows: performance {perf['score']}: {perf['output'][:300]}")
+        no_performance(2, "lopsided", P, "CPU time per thread")
         # A correct submission that prints about 120 MB a process keeps every correctness point.
         rc, r, _ = grade(2, submission(2, "loud"), "--no-timing")
         expect(rc == 0 and points(r, "correctness") == P["correctness"],
                f"lab 2's loud correct submission: exit {rc}, correctness "
                f"{points(r, 'correctness')}: {r['output'][:300]}")
-
-
     if n == 4:
         # --kernels simd that turns itself into --kernels ref (an exec) before it trains.
         rc, r, _ = grade(4, submission(4, "exec"), "--no-timing")
@@ -507,12 +487,22 @@ def attacks(n, P):
                f"; flags {r['extra_data']['flags']}")
         # ref's loops that skip a call that looks like the last one: the micro-benchmark's
         # repeated call.
-        rc, r, _ = grade(4, submission(4, "memo"), "--force-timing", "--reps", "1")
-        perf = test(r, "performance")
-        expect(points(r, "correctness") == P["correctness"] and perf["score"] == 0 and
-               "timed run" in perf["output"] and flagged(r, "a timed run computed"),
-               f"lab 4's memo: performance {perf['score']}: {perf['output'][:300]}; flags "
-               f"{r['extra_data']['flags']}")
+        no_performance(4, "memo", P, "timed run", flag="a timed run computed")
+
+
+def no_performance(n, name, P, reason, *, flag=None, correct=True):
+    """Grades lab n's attack `name` with timing: no performance point, `reason` in the note,
+    `flag` among the flags where given, every correctness point where `correct`. Returns the
+    submission's folder."""
+    folder = submission(n, name)
+    rc, r, _ = grade(n, folder, "--force-timing", "--reps", "1")
+    perf = test(r, "performance")
+    expect((not correct or points(r, "correctness") == P["correctness"]) and
+           perf["score"] == 0 and reason in perf["output"] and
+           (flag is None or flagged(r, flag)),
+           f"lab {n}'s {name}: correctness {points(r, 'correctness')}, performance "
+           f"{perf['score']}: {perf['output'][:300]}; flags {r['extra_data']['flags']}")
+    return folder
 
 
 def snoop(P):
