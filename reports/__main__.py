@@ -2,7 +2,7 @@
 import importlib
 import sys
 
-REPORTS = ("compare", "sweep", "bandwidth", "scaling", "shapes", "validation")
+REPORTS = ("compare", "sweep", "bandwidth", "scaling", "shapes", "validation", "tables")
 
 
 def main(argv):
