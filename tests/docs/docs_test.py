@@ -8,8 +8,8 @@ Usage: docs_test.py --build DIR [--ctest CTEST] [--root ROOT] [--tree TREE] [--s
                 flags and CSV columns, `ctest -N` there gives the test names and labels
   --root ROOT   the copy of the docs to check (default: this repository)
   --tree TREE   the repository whose files the docs name (default: ROOT)
-  --self-test   first check a copy of the docs with planted errors and demand exactly those
-                failures, then check the docs themselves (what CTest runs)
+  --self-test   first check a copy of the docs (and of docs/data/) with planted errors and
+                demand exactly those failures, then check the docs themselves (what CTest runs)
 
 Each failure is one line, FILE:LINE: what is named, and why it is wrong. Exit 1 on any.
 
@@ -53,10 +53,19 @@ The rules, made narrow so that a failure is a real problem (no false positives):
    by the key columns; every figure column must equal the CSV's value rounded to the decimals
    the table shows (0.013 for 0.013152). A key with no CSV row, a header or column missing, or a
    PATH that does not exist fails too.
+
+6. Generated results. README.md and docs/results.md hold the sections that reports/tables.py
+   renders from docs/data/*.csv, between "<!-- generated: NAME ... -->" and
+   "<!-- end generated: NAME -->"; each must be exactly what `python3 -m reports tables`
+   renders from the committed CSVs (a figure edited by hand, or a CSV changed without
+   regenerating, fails at the first differing line), and every CSV row must name its date
+   (YYYY-MM-DD), machine and cores, and its command or source. The CSVs are ROOT's docs/data/
+   where ROOT has one, else TREE's.
 """
 import argparse
 import csv
 import glob
+import importlib
 import json
 import os
 import re
@@ -100,7 +109,7 @@ class Checker:
         self.failures = []
         self._anchor_cache = {}
         self.counts = {"paths": 0, "anchors": 0, "flags": 0, "tests": 0, "labels": 0, "columns": 0,
-                       "figures": 0}
+                       "figures": 0, "sections": 0, "rows": 0}
         self.unchecked_exes = set()
         self._load_tree()
         self._load_build()
@@ -425,7 +434,40 @@ class Checker:
                         self.fail(f"{rel}:{tn}", f"{h} {row[h]}: {path} has {match[0][c]} "
                                   f"({c}) for {', '.join(row[k] for k, _ in spec['key'])}")
 
+    # ---- rule 6: the generated results sections against docs/data/ ----
+    def _tables(self):
+        """reports/tables.py of TREE, and the CSV folder it renders from."""
+        if not hasattr(self, "_tables_module"):
+            sys.path.insert(0, self.tree)
+            try:
+                module = importlib.import_module("reports.tables")
+            finally:
+                sys.path.remove(self.tree)
+            data = os.path.join(self.root, "docs", "data")
+            if not os.path.isdir(data):
+                data = os.path.join(self.tree, "docs", "data")
+            self._tables_module, self._data = module, data
+            self._rendered = module.render(data)
+        return self._tables_module, self._data
+
+    def check_generated(self, rel, lines):
+        tables, data = self._tables()
+        if rel not in tables.PAGES:
+            return
+        self.counts["sections"] += sum(1 for s in tables.SECTIONS.values() if s[0] == rel)
+        for n, message in tables.differences(rel, lines, self._rendered):
+            self.fail(f"{rel}:{n}", message)
+
+    def check_rows(self):
+        tables, data = self._tables()
+        for name in sorted(os.listdir(data)):
+            if name.endswith(".csv"):
+                self.counts["rows"] += len(tables.read(data, name))
+        for name, line, what in tables.missing_provenance(data):
+            self.fail(f"docs/data/{name}:{line}", f"the row has no {what}")
+
     def run(self):
+        self.check_rows()
         for rel in doc_files(self.root):
             lines = read_lines(self.root, rel)
             self.check_paths(rel, lines)
@@ -434,6 +476,7 @@ class Checker:
             self.check_tests(rel, lines)
             self.check_columns(rel, lines)
             self.check_figures(rel, lines)
+            self.check_generated(rel, lines)
         return self.failures
 
 
@@ -453,8 +496,9 @@ def _same(shown, value):
 # ---- the self-test: planted errors, each found, nothing else ----
 def plant(root):
     """Plants a wrong figure (the first checked figure of the docs' first csv-table, plus one
-    in the units place), a missing path and a missing flag in a copy of the docs under root;
-    returns the failures expected, as (file, line, text in the message)."""
+    in the units place), the two of plant_generated, a missing path and a missing flag in a
+    copy of the docs under root; returns the failures expected, as (file, line, text in the
+    message)."""
     expected = []
     for rel in doc_files(root):
         lines = read_lines(root, rel)
@@ -478,6 +522,7 @@ def plant(root):
             break
         if expected:
             break
+    expected += plant_generated(root)
     readme = os.path.join(root, "README.md")
     with open(readme, encoding="utf-8") as f:
         n = f.read().count("\n")
@@ -488,6 +533,47 @@ def plant(root):
     return expected
 
 
+def plant_generated(root):
+    """Plants, in the copy under root, a figure edited by hand in README's generated table (its
+    first row's second cell, plus one) and a row without date, machine, cores, command or
+    source at the end of docs/data/peers.csv (not regenerated: docs/results.md's peers table
+    then lacks its row, right after the table's last row). Returns the failures expected."""
+    expected = []
+    readme = os.path.join(root, "README.md")
+    with open(readme, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    begin = next(i for i, l in enumerate(lines) if l.startswith("<!-- generated: summary"))
+    t = next(i for i in range(begin, len(lines)) if lines[i].startswith("|")) + 2
+    cells = lines[t].split("|")
+    new = str(round(float(cells[2]) + 1, 6))
+    cells[2] = f" {new} "
+    lines[t] = "|".join(cells)
+    with open(readme, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    expected.append(("README.md", t + 1, f"generated section summary is not what docs/data/"
+                     f"epoch_times.csv gives: this line reads '{lines[t][:20]}"))
+    peers = os.path.join(root, "docs", "data", "peers.csv")
+    with open(peers, newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    header = rows[0]
+    row = ["" if h in ("date", "machine", "cores", "command", "source") else "1"
+           for h in header]
+    with open(peers, "a", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\n").writerow(row)
+    expected.append(("docs/data/peers.csv", len(rows) + 1,
+                     "the row has no date, machine, cores, command or source"))
+    results = os.path.join(root, "docs", "results.md")
+    with open(results, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    begin = next(i for i, l in enumerate(lines) if l.startswith("<!-- generated: peers"))
+    t = next(i for i in range(begin, len(lines)) if lines[i].startswith("|"))
+    while lines[t].startswith("|"):
+        t += 1
+    expected.append(("docs/results.md", t + 1, "generated section peers is not what docs/data/"
+                     "peers.csv gives: this line reads ''"))
+    return expected
+
+
 def self_test(args, real_failures):
     with tempfile.TemporaryDirectory() as tmp:
         for pattern in DOC_GLOBS:
@@ -495,10 +581,14 @@ def self_test(args, real_failures):
                 rel = os.path.relpath(path, args.root)
                 os.makedirs(os.path.join(tmp, os.path.dirname(rel)), exist_ok=True)
                 shutil.copy(path, os.path.join(tmp, rel))
+        data = os.path.join(args.root, "docs", "data")
+        if not os.path.isdir(data):
+            data = os.path.join(args.tree, "docs", "data")
+        shutil.copytree(data, os.path.join(tmp, "docs", "data"))
         expected = plant(tmp)
         got = Checker(tmp, args.tree, args.build, args.ctest).run()
     new = [f for f in got if f not in real_failures]
-    ok = len(expected) == 3 and len(new) == len(expected)
+    ok = len(expected) == 6 and len(new) == len(expected)
     for rel, line, text in expected:
         found = [f for f in new if f.startswith(f"{rel}:{line}:") and text in f]
         print(f"self-test: planted at {rel}:{line} ({text}) -> "
@@ -531,7 +621,8 @@ def main():
     c = checker.counts
     print(f"docs: {c['paths']} paths, {c['anchors']} anchors, {c['flags']} flags of {len(checker.exes)} executables, "
           f"{c['tests']} test names, {c['labels']} labels, {c['columns']} CSV columns, "
-          f"{c['figures']} figures checked; {len(failures)} wrong")
+          f"{c['figures']} figures, {c['sections']} generated sections, {c['rows']} data rows "
+          f"checked; {len(failures)} wrong")
     if checker.unchecked_exes:
         print("docs: flags of " + ", ".join(sorted(checker.unchecked_exes))
               + " not checked (not built in " + args.build + ")")
