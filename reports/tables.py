@@ -130,9 +130,19 @@ def epoch_times(data):
             pivot[key] = {}
             order.append(key)
         pivot[key][r["kernels"]] = r["s_per_epoch"]
-    body = [[str(n), label, b] + [pivot[(n, label, b)].get(k, "") for k in KERNELS]
+    kernels = kernels_of(rows)
+    body = [[str(n), label, b] + [pivot[(n, label, b)].get(k, "") for k in kernels]
             for n, label, b in order]
-    return table(["run", "backend", "B", "`ref`", "`simd`", "`lanes`"], body) + [""] + runs
+    return table(["run", "backend", "B"] + [f"`{k}`" for k in kernels], body) + [""] + runs
+
+
+def kernels_of(rows):
+    """The CPU kernels, then any other (a GPU's kernel versions) in order of appearance."""
+    others = []
+    for r in rows:
+        if r["kernels"] not in KERNELS and r["kernels"] not in others:
+            others.append(r["kernels"])
+    return list(KERNELS) + others
 
 
 def summary(data):
