@@ -128,6 +128,15 @@ class Cache:
     def graded(self, lab, mode):
         return Tree(os.path.join(self.lab(lab, mode), "graded"), self._view())
 
+    def compiler_cache(self):
+        """The folder of ccache's files for the starters' builds (build.compile), the
+        sandboxed user's."""
+        path = os.path.join(self.path, "ccache")
+        if not os.path.isdir(path):
+            os.makedirs(path)
+            self.own(path)
+        return path
+
     def base(self, lab, mode):
         name = "base" if self._view() else "base-unsandboxed"
         return os.path.join(private_folder(os.path.join(self.lab(lab, mode), "private")), name)
@@ -173,12 +182,23 @@ class Cache:
         shutil.rmtree(self.graded(lab, mode).top, ignore_errors=True)
 
 
-def compile(t, manifest, mode, targets, log, timeout, *, untrusted):
+def compile(t, manifest, mode, targets, log, timeout, *, untrusted, compiler_cache=None):
     """Configure (where the options changed) and build `targets` of Tree t; untrusted: in the
-    sandbox, which sees t's folders only. Returns a procs.Result."""
+    sandbox, which sees t's folders only. compiler_cache: a folder where ccache keeps what it
+    compiled, for a build of the instructor's code seen at the sandbox's paths (a starter), so
+    that each lab's starter compiles only what differs from the one before. Returns a
+    procs.Result."""
     preset, options = configuration(manifest, mode)
-    env = sandbox.environment(t.build_in)
     read, write = t.binds(writable=True)
+    # Only a starter's build may fill the cache, and only in the sandbox, where no student's
+    # build can reach the folder: every other build runs its compiler directly.
+    if compiler_cache and shutil.which("ccache") and t.src_in != t.src:
+        env = sandbox.environment(t.build_in, {"CCACHE_DIR": "/lab/ccache"})
+        write = write + [(compiler_cache, "/lab/ccache")]
+        options = options + ["-DCMAKE_C_COMPILER_LAUNCHER=ccache",
+                             "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
+    else:
+        env = sandbox.environment(t.build_in, {"CCACHE_DISABLE": "1"})
 
     def step(cmd):
         return procs.run(cmd, timeout=timeout, cwd=t.build_in, env=env, untrusted=untrusted,

@@ -25,7 +25,7 @@ import statistics
 import tempfile
 import time
 
-from . import build, machine, procs, regions, sandbox, submission, tree, verdicts
+from . import build, decoys, machine, procs, regions, sandbox, submission, tree, verdicts
 from .manifest import KIT, checks_for
 
 ROOT = os.path.dirname(KIT)  # the tree this kit belongs to: the instructor's, or a starter
@@ -79,6 +79,8 @@ class Grading:
         self.checks = [Check(c) for c in checks_for(self.m, self.mode)]
         self.ignored, self.refused, self.hung, self.flags = [], None, {}, []
         self.sandbox = None  # or the line that says which protection is missing
+        self.execs_seen = None  # how the programs that student code ran were seen
+        self.decoys = None  # decoys.Decoys, while student code runs as root's sandbox
         self.performance = {"status": "not measured", "note": "", "score": 0.0}
         self.log_lines = []
         self.start = time.time()
@@ -168,7 +170,8 @@ class Grading:
         os.makedirs(graded.build)
         self.cache.own(graded.build)
         r = build.compile(graded, self.m, self.mode, self.targets(), self,
-                          self.limits["build_s"], untrusted=True)
+                          self.limits["build_s"], untrusted=True,
+                          compiler_cache=self.cache.compiler_cache())
         if not r.ok:
             raise RuntimeError(f"lab {self.lab}'s starter does not build: {r.last_line()} "
                                f"(log: grade-{self.lab}.log)")
@@ -309,6 +312,7 @@ class Grading:
                         a.decode("utf-8", "replace") for a in got[1][:12]))
         for ran in r.ran:
             self.flag("ran another program", f"{ran} (in '{' '.join(cmd[-4:])}')")
+        self.execs_seen = r.observed.exec_evidence()
         return r, here
 
     def run_reference(self, cmd, *, env=None, cwd=None, observe=False, what=""):
@@ -834,6 +838,35 @@ class Grading:
                          f"one-thread time); your speed is {fraction:.2f} of the reference's "
                          f"(full points from 0.9, none at 0.5 or below).{busy_note}")
 
+    def make_decoys(self):
+        """Decoys (decoys.py) where student code could look for the instructor's project, the
+        kit's caches and the other submissions: in the sandbox, as root; else None."""
+        if not procs.as_root() or sandbox.missing():
+            sandbox.use_decoys([])
+            return None
+        made = decoys.Decoys(tempfile.mkdtemp(prefix="labkit-decoys-"))
+        made.add(ROOT, sorted({f for m in self.manifests.values() for f in m["files"]}))
+        made.add(self.cache.path)
+        others = os.path.dirname(self.folder)
+        made.add(others, [os.path.join(n, f) for n in decoys.names(others)
+                          if os.path.isdir(os.path.join(others, n)) for f in self.m["files"]])
+        made.seal()
+        sandbox.use_decoys(made.binds())
+        return made
+
+    def check_decoys(self):
+        """A flag for every decoy student code read or listed; the decoys removed."""
+        if not self.decoys:
+            return
+        read = self.decoys.read()
+        if read:
+            self.flag("read a decoy of the instructor's project, the kit's cache or other "
+                      "submissions", "; ".join(f"{there}: {len(paths)} read or listed ("
+                                               + ", ".join(paths[:3]) + ")"
+                                               for there, paths in sorted(read.items())))
+        sandbox.use_decoys([])
+        self.decoys.remove()
+
     # ---- the whole grading -----------------------------------------------------------------
     def grade(self):
         self.work_dir = tempfile.mkdtemp(prefix=f"labkit-lab{self.lab}-")
@@ -855,6 +888,7 @@ class Grading:
             if self.sandbox:
                 self.say(self.sandbox)
             self.lock()
+            self.decoys = self.make_decoys()
             try:
                 tree.copy_data(ROOT, self.digits)
                 self.build_base()
@@ -862,6 +896,7 @@ class Grading:
                 self.run_checks()
                 self.measure_performance()
             finally:
+                self.check_decoys()
                 self.cache.forget(self.lab, self.mode)
                 self.unlock()
         finally:

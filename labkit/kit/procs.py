@@ -14,6 +14,8 @@ import os
 import re
 import resource
 import signal
+import socket
+import struct
 import subprocess
 import threading
 import time
@@ -122,15 +124,100 @@ def _read(path):
         return b""
 
 
+# The kernel's process events connector (linux/cn_proc.h): a netlink socket on which root hears
+# of every fork and exec on the machine as it happens.
+NETLINK_CONNECTOR, CN_IDX_PROC, CN_VAL_PROC = 11, 1, 1
+PROC_EVENT_FORK, PROC_EVENT_EXEC, PROC_CN_MCAST_LISTEN = 1, 2, 1
+NLMSG_HDR, CN_MSG_HDR, EVENT_HDR = 16, 20, 16  # bytes: nlmsghdr, cn_msg, proc_event's head
+
+
+class Execs(threading.Thread):
+    """Every process forked below the grader and every program it execs, from the kernel's
+    process events (root only): an exec is seen however short the program it runs, where the
+    Observer's samples could fall on either side of it (where the program has not already
+    ended when the event is read). `lost`: the socket overflowed and dropped events."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, NETLINK_CONNECTOR)
+        try:
+            self.sock.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)  # SO_RCVBUFFORCE: 8 MB
+            self.sock.bind((0, CN_IDX_PROC))
+            op = struct.pack("I", PROC_CN_MCAST_LISTEN)
+            msg = struct.pack("IIIIHH", CN_IDX_PROC, CN_VAL_PROC, 0, 0, len(op), 0) + op
+            self.sock.send(struct.pack("IHHII", NLMSG_HDR + len(msg), 3, 0, 0, 0) + msg)
+        except OSError:
+            self.sock.close()
+            raise
+        self.sock.settimeout(0.05)
+        self.parent, self.runs, self.lost = {}, {}, False
+        self.below = {os.getpid()}
+        self.done = threading.Event()
+
+    @staticmethod
+    def start_if_possible():
+        """A running Execs, or None where the connector is refused (not root, a container)."""
+        if not as_root():
+            return None
+        try:
+            execs = Execs()
+        except OSError:
+            return None
+        execs.start()
+        return execs
+
+    def run(self):
+        while not self.done.is_set():
+            try:
+                data = self.sock.recv(1 << 16)
+            except socket.timeout:
+                continue
+            except OSError:  # ENOBUFS: events were dropped
+                self.lost = True
+                continue
+            at = 0
+            while at + NLMSG_HDR + CN_MSG_HDR + EVENT_HDR <= len(data):
+                size = struct.unpack_from("I", data, at)[0]
+                self._event(data, at + NLMSG_HDR + CN_MSG_HDR)
+                at += max(size, 1)
+
+    def _event(self, data, at):
+        what = struct.unpack_from("I", data, at)[0]
+        at += EVENT_HDR
+        if what == PROC_EVENT_FORK:
+            _, parent, pid, tgid = struct.unpack_from("iiii", data, at)
+            if pid == tgid and parent in self.below:  # a process (not a thread) below the grader
+                self.below.add(pid)
+                self.parent[pid] = parent
+        elif what == PROC_EVENT_EXEC:
+            pid = struct.unpack_from("ii", data, at)[1]
+            if pid in self.below and pid != os.getpid():
+                # Read as soon as told; a process that has ended, or is in its next exec, reads
+                # empty and is left to the samples: a guess here could accuse a correct run.
+                try:
+                    exe = os.readlink(f"/proc/{pid}/exe")
+                except OSError:
+                    return
+                args = _read(f"/proc/{pid}/cmdline")
+                if args:
+                    self.runs.setdefault(pid, []).append((exe, args))
+
+    def stop(self):
+        self.done.set()
+        self.join(timeout=5)
+        self.sock.close()
+
+
 class Observer(threading.Thread):
     """Samples, every `interval` seconds, the processes started below `pid` (through the
     kernel's children lists): for each, the programs it ran (its executable, at each exec), its
     CPU time (that of threads that ended included) and each live thread's. The kernel keeps
     these; the observed program cannot write them."""
 
-    def __init__(self, pid, interval=0.02):
+    def __init__(self, pid, execs=None, interval=0.02):
         super().__init__(daemon=True)
-        self.root, self.interval, self.procs = pid, interval, {}
+        self.root, self.execs, self.interval, self.procs = pid, execs, interval, {}
+        self.exec_procs = {}  # the same records from the kernel's process events (Execs)
         self.done = threading.Event()
 
     def run(self):
@@ -146,6 +233,36 @@ class Observer(threading.Thread):
     def stop(self):
         self.done.set()
         self.join(timeout=5)
+        if self.execs:
+            self.execs.stop()
+            self._every_exec()
+
+    def _every_exec(self):
+        """The programs of each process below the root as the kernel's events told them: a
+        second record beside the samples', which started_by and runs_of read too."""
+        for pid, runs in self.execs.runs.items():
+            up = pid
+            while up != self.root and up in self.execs.parent:
+                up = self.execs.parent[up]
+            if up != self.root:
+                continue
+            rec = self.exec_procs.setdefault(pid, {"exes": [], "runs": [],
+                                                   "parent": self.execs.parent.get(pid, 0)})
+            for exe, args in runs:
+                if not rec["runs"] or rec["runs"][-1] != (exe, args):
+                    rec["runs"].append((exe, args))
+                if not rec["exes"] or rec["exes"][-1] != exe:
+                    rec["exes"].append(exe)
+
+    def exec_evidence(self):
+        """How the programs a run started were seen: one line for the report."""
+        if self.execs and not self.execs.lost:
+            return ("every exec, from the kernel's process events, and samples of /proc every 2 "
+                    "to 20 ms")
+        why = ("some events were dropped on a busy machine" if self.execs else
+               "the kernel's process events need root" if not as_root() else
+               "the kernel's process events were refused")
+        return f"samples of /proc every 2 to 20 ms ({why})"
 
     def _below(self):
         found, todo = [], [self.root]
@@ -198,7 +315,7 @@ class Observer(threading.Thread):
         """[(program, what it ran)] for every program that a process running an executable
         that passes test(path) turned into by exec, or started as a child."""
         found = []
-        for rec in self.procs.values():
+        for procs, rec in self._records():
             exes, runs = rec["exes"], rec["runs"]
             for i, (exe, args) in enumerate(runs):  # an exec, after one of test's programs
                 if i and runs[i - 1] != (exe, args) and test(runs[i - 1][0]):
@@ -206,7 +323,7 @@ class Observer(threading.Thread):
                         " (itself, called " + " ".join(a.decode("utf-8", "replace")
                                                         for a in args.split(b"\0")[1:6]) + ")")
                     found.append((runs[i - 1][0], exe + how))
-            parent = self.procs.get(rec["parent"])
+            parent = procs.get(rec["parent"])
             if exes and parent and parent["exes"] and test(parent["exes"][-1]) and \
                     exes[0] != parent["exes"][-1]:
                 found.append((parent["exes"][-1], exes[0]))
@@ -215,7 +332,12 @@ class Observer(threading.Thread):
     def runs_of(self, test):
         """[(executable, command line)] of every program seen running whose executable passes
         test(path)."""
-        return [run for rec in self.procs.values() for run in rec["runs"] if test(run[0])]
+        return [run for _, rec in self._records() for run in rec["runs"] if test(run[0])]
+
+    def _records(self):
+        """(the record set, a record) for the samples' records and the events'."""
+        return [(procs, rec) for procs in (self.procs, self.exec_procs)
+                for rec in procs.values()]
 
     def of(self, name):
         """The records of the processes whose last executable is called `name`."""
@@ -303,14 +425,20 @@ def run(cmd, *, timeout, cwd, env=None, untrusted=False, log=None, read=(), writ
     else:
         argv, here = cmd, cwd
     since = _uptime_ticks()
+    execs = Execs.start_if_possible() if observe else None  # before the run's first fork
     start = time.monotonic()
     timed_out = False
-    proc = subprocess.Popen(argv, cwd=here, env=run_env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True, preexec_fn=_limits, **kwargs)
+    try:
+        proc = subprocess.Popen(argv, cwd=here, env=run_env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True, preexec_fn=_limits, **kwargs)
+    except OSError:
+        if execs:
+            execs.stop()
+        raise
     reader = Capped(proc.stdout)
     reader.start()
-    observer = Observer(proc.pid) if observe else None
+    observer = Observer(proc.pid, execs) if observe else None
     if observer:
         observer.start()
     try:

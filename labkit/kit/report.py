@@ -119,6 +119,7 @@ def results(g, *, platform=None):
             "flags": g.flags,
             "sandbox": g.sandbox or "bubblewrap: own PID, network and file view, as the "
                                     "unprivileged user",
+            "execs": g.execs_seen or "no run of student code",
             "max_score": total, "autograded_max": auto,
             "performance": {k: v for k, v in g.performance.items()
                             if k in ("status", "speedup", "fraction", "reference_speedup",

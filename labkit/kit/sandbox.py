@@ -53,6 +53,8 @@ def command(cmd, *, read=(), write=(), cwd, unprivileged=True):
         if os.path.exists(top):
             argv += ["--ro-bind", top, top]
     argv += _links()
+    if unprivileged and procs.as_root():
+        argv += _decoys()
     binds = [(kind, path if isinstance(path, tuple) else (path, path))
              for kind, paths in (("--ro-bind", read), ("--bind", write)) for path in paths]
     # The folders above the binds, open to the sandbox's user (bwrap makes them 0700 as root).
@@ -69,6 +71,28 @@ def command(cmd, *, read=(), write=(), cwd, unprivileged=True):
         argv += ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
                  "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
     return argv + list(cmd)
+
+
+def use_decoys(binds):
+    """Every later sandbox of student code shows these decoys ([(decoy here, path there)],
+    decoys.Decoys.binds()); [] for none."""
+    _state["decoys"] = list(binds)
+
+
+def _decoys():
+    argv, made = [], set()
+    for here, there in _state.get("decoys", []):
+        inside = any(there.startswith(t + "/") for _, t in _state["decoys"])
+        up = os.path.dirname(there)
+        missing = []
+        while not inside and up not in ("/", "/tmp") and up not in made:
+            missing.append(up)
+            made.add(up)
+            up = os.path.dirname(up)
+        for parent in reversed(missing):  # bwrap would make them 0700, closed to the user
+            argv += ["--perms", "0755", "--dir", parent]
+        argv += ["--bind", here, there]  # writable, so that a read moves the access time
+    return argv
 
 
 def environment(home, extra=None):
