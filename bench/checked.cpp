@@ -66,19 +66,22 @@ int run_checked(int argc, char** argv) {
     p = static_cast<uint8_t>(rng.next() >> 56);
   train_sample(*k, params.data(), pixels.data(), 3, grad.data(), nullptr);
 
-  // Call i scales one S1 weight by a factor drawn for i (never the same weights twice) and runs
-  // S1; about one call in 8, drawn at random, then runs F's forward pass, whose loss depends on
-  // every S1 output, into the checksum: a call that reused an earlier result, or computed
-  // nothing, is found out if it is one of them, and no call can tell whether it is.
+  // Call i scales each of S1's 16 weights by one of 16 factors, drawn anew (4 bits a weight), and
+  // runs S1: no call repeats an earlier one, and none differs from the last in a few weights
+  // only, which an update could follow with less work than S1 itself. About one call in 8,
+  // drawn from another stream, then runs F's forward pass, whose loss depends on every S1
+  // output, into the checksum: a call that reused an earlier result, or computed nothing, is
+  // found out if it is one of them, and no call can tell whether it is.
+  static_assert(kW2Size * 4 == 64, "one 64-bit draw scales the 16 weights");
   const std::vector<float> base(params.begin() + kW2, params.begin() + kW2 + kW2Size);
   double checksum = 0;
-  SplitMix64 draws(11);
+  SplitMix64 factors(11), checks(13);
   for (long i = 0; i < calls; ++i) {
-    const int w = static_cast<int>(i % kW2Size);
-    const uint64_t draw = draws.next();
-    params[kW2 + w] = base[w] * (0.5f + static_cast<float>(draw >> 40) * 0x1p-24f);
+    uint64_t draw = factors.next();
+    for (int w = 0; w < kW2Size; ++w, draw >>= 4)
+      params[kW2 + w] = base[w] * (0.5f + static_cast<float>(draw & 15) * 0.0625f);
     k->s1_forward(params.data());
-    if ((draw & 7) == 0) checksum += k->f_forward(params.data(), 3);
+    if ((checks.next() & 7) == 0) checksum += k->f_forward(params.data(), 3);
   }
   std::fprintf(f, "%s %ld %.17g\n", what.c_str(), calls, checksum);
   const bool ok = std::fclose(f) == 0 && std::rename((out + ".tmp").c_str(), out.c_str()) == 0;
