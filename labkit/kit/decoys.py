@@ -34,6 +34,19 @@ def names(folder):
         return []
 
 
+def atimes_move(folder):
+    """Whether a read moves a file's access time in folder (not on a noatime mount)."""
+    probe = os.path.join(folder, ".probe")
+    with open(probe, "w") as f:
+        f.write("probe\n")
+    os.utime(probe, (PAST, os.stat(probe).st_mtime))
+    with open(probe) as f:
+        f.read()
+    moved = os.stat(probe).st_atime > PAST
+    os.remove(probe)
+    return moved
+
+
 class Decoys:
     def __init__(self, folder):
         self.folder, self.places = folder, []  # [(decoy here, path in the sandbox)]

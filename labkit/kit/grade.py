@@ -845,6 +845,11 @@ class Grading:
             sandbox.use_decoys([])
             return None
         made = decoys.Decoys(tempfile.mkdtemp(prefix="labkit-decoys-"))
+        if not decoys.atimes_move(made.folder):
+            self.say("no decoys: reads do not move access times on this file system (noatime)")
+            made.remove()
+            sandbox.use_decoys([])
+            return None
         made.add(ROOT, sorted({f for m in self.manifests.values() for f in m["files"]}))
         made.add(self.cache.path)
         others = os.path.dirname(self.folder)
