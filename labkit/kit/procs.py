@@ -131,6 +131,9 @@ PROC_EVENT_FORK, PROC_EVENT_EXEC, PROC_CN_MCAST_LISTEN = 1, 2, 1
 NLMSG_HDR, CN_MSG_HDR, EVENT_HDR = 16, 20, 16  # bytes: nlmsghdr, cn_msg, proc_event's head
 
 
+UNREAD = "a program that ended before the grader could read its name"
+
+
 class Execs(threading.Thread):
     """Every process forked below the grader and every program it execs, from the kernel's
     process events (root only): an exec is seen however short the program it runs, where the
@@ -151,6 +154,10 @@ class Execs(threading.Thread):
             raise
         self.sock.settimeout(0.05)
         self.parent, self.runs, self.lost = {}, {}, False
+        # For each process: when its last exec happened (the kernel's stamp), and when the grader
+        # finished reading its program last: an exec stamped after that read came from the
+        # program read, even where the next one ended before it could be read.
+        self.last_exec, self.read_at = {}, {}
         self.below = {os.getpid()}
         self.done = threading.Event()
 
@@ -182,18 +189,24 @@ class Execs(threading.Thread):
                 at += max(size, 1)
 
     def _event(self, data, at):
-        what = struct.unpack_from("I", data, at)[0]
+        what, _, stamp = struct.unpack_from("IIQ", data, at)  # stamp: CLOCK_MONOTONIC, in ns
         at += EVENT_HDR
         if what == PROC_EVENT_FORK:
             _, parent, pid, tgid = struct.unpack_from("iiii", data, at)
             if pid == tgid and parent in self.below:  # a process (not a thread) below the grader
+                if pid in self.parent:  # a pid used again: the earlier process's record stays
+                    key = (pid, len(self.parent))
+                    for table in (self.parent, self.runs, self.last_exec, self.read_at):
+                        if pid in table:
+                            table[key] = table.pop(pid)
                 self.below.add(pid)
                 self.parent[pid] = parent
         elif what == PROC_EVENT_EXEC:
             pid = struct.unpack_from("ii", data, at)[1]
             if pid in self.below and pid != os.getpid():
+                self.last_exec[pid] = stamp
                 # Read as soon as told; a process that has ended, or is in its next exec, reads
-                # empty and is left to the samples: a guess here could accuse a correct run.
+                # empty: nothing is guessed from that.
                 try:
                     exe = os.readlink(f"/proc/{pid}/exe")
                 except OSError:
@@ -201,6 +214,7 @@ class Execs(threading.Thread):
                 args = _read(f"/proc/{pid}/cmdline")
                 if args:
                     self.runs.setdefault(pid, []).append((exe, args))
+                    self.read_at[pid] = time.monotonic_ns()
 
     def stop(self):
         self.done.set()
@@ -248,6 +262,8 @@ class Observer(threading.Thread):
                 continue
             rec = self.exec_procs.setdefault(pid, {"exes": [], "runs": [],
                                                    "parent": self.execs.parent.get(pid, 0)})
+            if self.execs.last_exec.get(pid, 0) > self.execs.read_at.get(pid, 0):
+                runs = runs + [(UNREAD, b"")]
             for exe, args in runs:
                 if not rec["runs"] or rec["runs"][-1] != (exe, args):
                     rec["runs"].append((exe, args))

@@ -295,19 +295,22 @@ def kit():
 
 
 def short_exec():
-    """A program of the project that execs a program ending at once is seen doing so: with the
-    kernel's process events (root) every time, where the Observer's samples fall either side."""
+    """A program of the project that computes a while (about 0.2 s), then execs a program that
+    ends at once, is seen doing so: with the kernel's process events (root) every time, however
+    busy the machine (an exec stamped after the grader read lenet-*'s name came from it), where
+    the Observer's samples, 20 ms apart by then, mostly fall either side."""
     fake = os.path.join(TMP, "lenet-short")
     shutil.copy("/bin/sh", fake)
     program = lambda path: os.path.basename(path).startswith("lenet-")  # noqa: E731
+    busy = "i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done; exec /bin/true"
     seen = []
     for _ in range(5):
-        r = procs.run([fake, "-c", "exec /bin/true"], timeout=60, cwd=TMP, observe=True)
+        r = procs.run([fake, "-c", busy], timeout=60, cwd=TMP, observe=True)
         seen.append(bool(r.observed.started_by(program)))
     how = r.observed.exec_evidence()
-    if how.startswith("every exec"):  # unseen only where true ended before its name was read
-        expect(any(seen), "a lenet-* program's exec of true went unseen in 5 runs of 5 with "
-                          "the kernel's process events")
+    if how.startswith("every exec"):
+        expect(all(seen), f"a lenet-* program's exec of true went unseen in {seen.count(False)} "
+                          f"runs of 5 with the kernel's process events")
     print(f"short exec: seen in {seen.count(True)} of 5 runs ({how})")
 
 
