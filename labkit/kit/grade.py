@@ -41,6 +41,12 @@ MAX_CPU_RATIO = 1.4
 # The program's own per-call counts (a veto, never a source of points): at least this fraction
 # of the calls the reference shares among all its threads must be shared by all of yours too.
 MIN_SHARED_CALLS = 0.9
+# ... and the least busy thread's (rank's) count over the busiest's at least this fraction of the
+# reference's: 143 of 144 rows on one thread, with the per-call syncs of a short layer keeping
+# the other thread's CPU time near half the busiest one's on a loaded machine, is seen here
+# whatever the clock does. Looser than MIN_BALANCE: a dynamic schedule on a busy machine may
+# give one thread twice the other's share.
+MIN_COUNT_BALANCE = 0.25
 # A run's summary prints each of these lines once; more in a student's run is a forged line.
 SUMMARY_KEYS = ("Verification", "Param CRC-32", "Samples computed", "C1 rows computed",
                 "Time per epoch")
@@ -717,6 +723,9 @@ class Grading:
         if fewest == 0:
             return (f"one of the {parts} {part}s computed nothing ({key} = {total} on {parts} "
                     f"{part}s, {fewest} to {most} a {part})")
+        if most and want[3] and fewest / most < MIN_COUNT_BALANCE * want[2] / want[3]:
+            return (f"{key}: {fewest} to {most} a {part}, where the reference's {part}s compute "
+                    f"{want[2]} to {want[3]}: one {part} did most of the work")
         if want[4] is not None and (shared or 0) < MIN_SHARED_CALLS * want[4]:
             return (f"{key}: only {shared or 0} of {calls or 0} calls were shared by every "
                     f"{part} (the reference: {want[4]} of {want[5]}): in the rest one {part} did "
