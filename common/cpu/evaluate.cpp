@@ -18,9 +18,8 @@ namespace lenet {
 long long test_losses(const std::vector<SampleKernels*>& kernels, const float* params,
                       const Dataset& test, Range range, std::vector<float>& losses) {
   long long correct = 0;
-  const int threads = static_cast<int>(kernels.size());
   const int n_chunks = (range.size() + kChunk - 1) / kChunk;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : correct)
+#pragma omp parallel for num_threads(kernels.size()) schedule(static) reduction(+ : correct)
   for (int c = 0; c < n_chunks; ++c) {
     const int first = range.begin + c * kChunk, n = std::min(kChunk, range.end - first);
     int predicted[kChunk];
