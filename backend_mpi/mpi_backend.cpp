@@ -1,13 +1,11 @@
 #include "mpi_backend.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
 
+#include "../common/cpu/evaluate.hpp"
 #include "../common/error.hpp"
-#include "../common/gradient.hpp"
 #include "../common/report.hpp"
 #include "../common/share.hpp"
 #include "mpi_comm.hpp"
@@ -203,31 +201,23 @@ LayerTimes MpiBackend::rank_times() const {
 }
 
 EvalResult MpiBackend::evaluate() {
-  // Each rank a contiguous slice of the test set, its threads chunks of that; one
-  // MPI_Allreduce adds the loss sums and the correct counts (exact in a double below 2^53).
+  // Each rank a contiguous slice of the test set, its threads chunks of that
+  // (common/cpu/evaluate.hpp); every rank then gathers every image's loss and adds them all in
+  // image order, as lenet-serial does: the same bits for every rank and thread count. The
+  // correct counts add exactly.
   const Range mine = share(test_->count, ranks_, rank_);
-  double loss = 0;
-  long long correct = 0;
-  const int n_chunks = (mine.size() + kChunk - 1) / kChunk;
-#pragma omp parallel for num_threads(threads_) schedule(static) reduction(+ : loss, correct)
-  for (int c = 0; c < n_chunks; ++c) {
-    const int first = mine.begin + c * kChunk, n = std::min(kChunk, mine.end - first);
-    float losses[kChunk];
-    int predicted[kChunk];
-    forward_chunk(*workers_[omp_get_thread_num()].kernels, params_.data(), *test_, first, n, losses,
-                  predicted);
-    for (int s = 0; s < n; ++s) {
-      loss += losses[s];
-      correct += predicted[s] == test_->label(first + s);
-    }
+  test_losses_.resize(test_->count);
+  long long correct = test_losses(kernels_of(workers_), params_.data(), *test_, mine, test_losses_);
+  std::vector<int> counts(ranks_), displs(ranks_);
+  for (int r = 0; r < ranks_; ++r) {
+    const Range theirs = share(test_->count, ranks_, r);
+    counts[r] = theirs.size();
+    displs[r] = theirs.begin;
   }
-  double sums[2] = {loss, static_cast<double>(correct)};
-  MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm_);
-  EvalResult r;
-  r.loss_sum = sums[0];
-  r.correct = static_cast<long long>(sums[1]);
-  r.count = test_->count;
-  return r;
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, test_losses_.data(), counts.data(),
+                 displs.data(), MPI_FLOAT, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, &correct, 1, MPI_LONG_LONG, MPI_SUM, comm_);
+  return eval_result(test_losses_, correct);
 }
 
 }  // namespace lenet

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "../backend_openmp/chunks.hpp"
-#include "../backend_openmp/workers.hpp"
 #include "../common/backend.hpp"
+#include "../common/cpu/chunks.hpp"
+#include "../common/cpu/workers.hpp"
 #include "../common/kernels.hpp"
 #include "../common/network.hpp"
 #include "../common/share.hpp"
@@ -53,7 +53,7 @@ class MpiBackend final : public Backend {
 
  private:
   // The sums of the chunks of kChunk samples of order_[lo, hi), cut from lo, into out[0..n):
-  // each chunk on one of the rank's threads (backend_openmp/chunks.hpp). Returns n. `batch`:
+  // each chunk on one of the rank's threads (common/cpu/chunks.hpp). Returns n. `batch`:
   // the batch size, which tells where each thread's next image lies (the same place in the next
   // batch).
   int compute_chunks(int lo, int hi, int batch, ChunkSum* out);
@@ -67,7 +67,7 @@ class MpiBackend final : public Backend {
   long long samples_here() const;
 
   // This rank's timers: the master thread's, plus the slowest thread's
-  // (backend_openmp/workers.hpp).
+  // (common/cpu/workers.hpp).
   LayerTimes rank_times() const;
 
   const MpiStrategy strategy_;
@@ -88,7 +88,8 @@ class MpiBackend final : public Backend {
   const Dataset* train_ = nullptr;
   const Dataset* test_ = nullptr;
   std::vector<int32_t> order_;
-  double loss_sum_ = 0;  // the whole batch's, the same on every rank
+  double loss_sum_ = 0;             // the whole batch's, the same on every rank
+  std::vector<float> test_losses_;  // one per test image, every rank's (common/cpu/evaluate.hpp)
 
   bool timing_ = false;
   LayerTimes times_;  // reduce, update and comm, measured by the master thread

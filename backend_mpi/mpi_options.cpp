@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "../backend_openmp/cores.hpp"
+#include "../common/cpu/cores.hpp"
 #include "../common/error.hpp"
 #include "mpi_backend.hpp"
 

@@ -84,7 +84,7 @@ void OpenMPBackend::train_chunks_in_parallel(int first, int count, float lr) {
   for (int c = 0; c < n_chunks; ++c)
     loss_sum_ += chunks_[c].loss;
   if (!timing_) return;
-  // The team's time is its slowest thread's (common/timer.hpp, workers.hpp).
+  // The team's time is its slowest thread's (common/timer.hpp, common/cpu/workers.hpp).
   const LayerTimes& slowest = slowest_times(workers_, team);
   for (auto field : kWorkerTimeFields)
     times_.*field += slowest.*field;

@@ -1,12 +1,10 @@
 #include "openmp_backend.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdlib>
 
+#include "../common/cpu/evaluate.hpp"
 #include "../common/error.hpp"
-#include "../common/gradient.hpp"
 #include "../common/share.hpp"
 
 namespace lenet {
@@ -71,7 +69,6 @@ std::vector<float> OpenMPBackend::get_params() {
 void OpenMPBackend::bind_data(const Dataset& train, const Dataset& test) {
   train_ = &train;
   test_ = &test;
-  test_losses_.assign(test.count, 0.0f);
 }
 
 void OpenMPBackend::begin_epoch(const std::vector<int32_t>& order) {
@@ -88,28 +85,10 @@ void OpenMPBackend::train_batch(int first, int count, float lr) {
 }
 
 // Both strategies evaluate the same way: the test images shared among the threads in chunks of
-// kChunk, each thread with its own kernels. Each image's loss is kept and the losses are added in
-// image order, exactly as lenet-serial adds them, so the test loss has the same bits for every
-// thread count.
+// kChunk, each thread with its own kernels, and the losses added in image order, as lenet-serial
+// adds them (common/cpu/evaluate.hpp).
 EvalResult OpenMPBackend::evaluate() {
-  long long correct = 0;
-  const float* params = params_.v;
-  const int n_chunks = (test_->count + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static) reduction(+ : correct) num_threads(threads_)
-  for (int c = 0; c < n_chunks; ++c) {
-    const int first = c * kChunk, n = std::min(kChunk, test_->count - first);
-    int predicted[kChunk];
-    forward_chunk(*workers_[omp_get_thread_num()].kernels, params, *test_, first, n,
-                  test_losses_.data() + first, predicted);
-    for (int s = 0; s < n; ++s)
-      correct += predicted[s] == test_->label(first + s);
-  }
-  EvalResult r;
-  for (float loss : test_losses_)
-    r.loss_sum += loss;
-  r.correct = correct;
-  r.count = test_->count;
-  return r;
+  return lenet::evaluate(kernels_of(workers_), params_.v, *test_, test_losses_);
 }
 
 }  // namespace lenet

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "../common/backend.hpp"
+#include "../common/cpu/chunks.hpp"
+#include "../common/cpu/workers.hpp"
 #include "../common/kernels.hpp"
 #include "../common/share.hpp"
-#include "chunks.hpp"
 #include "layer_kernels.hpp"
-#include "workers.hpp"
 
 namespace lenet {
 
@@ -67,7 +67,7 @@ class OpenMPBackend final : public Backend {
   const Dataset* train_ = nullptr;
   const Dataset* test_ = nullptr;
   std::vector<int32_t> order_;
-  std::vector<float> test_losses_;  // one per test image, summed in image order
+  std::vector<float> test_losses_;  // one per test image (common/cpu/evaluate.hpp)
   double loss_sum_ = 0;
   bool timing_ = false;
   LayerTimes times_;

@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
+#include "../common/cpu/cores.hpp"
 #include "../common/gradient.hpp"
-#include "cores.hpp"
 #include "openmp_backend.hpp"
 
 namespace lenet {

@@ -1,7 +1,6 @@
 #include "serial_backend.hpp"
 
-#include <algorithm>
-
+#include "../common/cpu/evaluate.hpp"
 #include "../common/gradient.hpp"
 
 namespace lenet {
@@ -35,19 +34,7 @@ void SerialBackend::train_batch(int first, int count, float lr) {
 }
 
 EvalResult SerialBackend::evaluate() {
-  EvalResult r;
-  for (int first = 0; first < test_->count; first += kChunk) {
-    const int n = std::min(kChunk, test_->count - first);
-    float losses[kChunk];
-    int predicted[kChunk];
-    forward_chunk(*kernels_, params_.data(), *test_, first, n, losses, predicted);
-    for (int s = 0; s < n; ++s) {
-      r.loss_sum += losses[s];
-      r.correct += predicted[s] == test_->label(first + s);
-    }
-  }
-  r.count = test_->count;
-  return r;
+  return lenet::evaluate({kernels_.get()}, params_.data(), *test_, test_losses_);
 }
 
 }  // namespace lenet

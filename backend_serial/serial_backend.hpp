@@ -35,6 +35,7 @@ class SerialBackend final : public Backend {
   double loss_sum_ = 0;
   // Allocated once: the batch gradient, one chunk's sum, one sample's gradient.
   std::vector<float> batch_grad_, chunk_grad_, sample_grad_;
+  std::vector<float> test_losses_;  // one per test image (common/cpu/evaluate.hpp)
   bool timing_ = false;
   LayerTimes times_;
 };

@@ -27,10 +27,10 @@ if(NOT LENET_SMPI_ENABLED)
   return()
 endif()
 
-# The sources of lenet_common and lenet_threads (backend_openmp/) as those targets list them,
-# and lenet_mpi's.
+# The sources of lenet_common, lenet_cpu and lenet_threads (common/cpu/) as those targets list
+# them, and lenet_mpi's.
 set(_smpi_sources "")
-foreach(_target lenet_common lenet_threads)
+foreach(_target lenet_common lenet_cpu lenet_threads)
   get_target_property(_sources ${_target} SOURCES)
   get_target_property(_folder ${_target} SOURCE_DIR)
   list(TRANSFORM _sources PREPEND ${_folder}/)

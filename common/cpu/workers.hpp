@@ -1,14 +1,15 @@
 // One set of per-sample buffers per OpenMP thread, for every team of threads that trains whole
 // samples with its own kernels: lenet-openmp's batch strategy and lenet-mpi's threads (--threads).
+// Their evaluations (evaluate.hpp) run on it too.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "../common/kernels.hpp"
-#include "../common/network.hpp"
-#include "../common/timer.hpp"
+#include "../kernels.hpp"
+#include "../network.hpp"
+#include "../timer.hpp"
 
 namespace lenet {
 
@@ -26,6 +27,9 @@ struct alignas(64) Worker {
 // threads write. Throws lenet::Error (exit code 2) for unknown kernels, or when the OpenMP
 // runtime gives fewer threads than asked for.
 std::vector<Worker> make_workers(const std::string& kernels, int threads);
+
+// Each worker's kernels, in thread order: the team's share of an evaluation (evaluate.hpp).
+std::vector<SampleKernels*> kernels_of(const std::vector<Worker>& workers);
 
 // The fields of LayerTimes that a worker's timers fill while it computes chunks
 // (common/gradient.hpp's chunk_gradient).

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "../common/gradient.hpp"
+#include "../gradient.hpp"
 
 namespace lenet {
 

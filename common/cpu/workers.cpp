@@ -2,7 +2,7 @@
 
 #include <omp.h>
 
-#include "../common/error.hpp"
+#include "../error.hpp"
 
 namespace lenet {
 
@@ -22,6 +22,13 @@ std::vector<Worker> make_workers(const std::string& kernels, int threads) {
     }
   }
   return workers;
+}
+
+std::vector<SampleKernels*> kernels_of(const std::vector<Worker>& workers) {
+  std::vector<SampleKernels*> kernels;
+  for (const Worker& w : workers)
+    kernels.push_back(w.kernels.get());
+  return kernels;
 }
 
 const LayerTimes& slowest_times(const std::vector<Worker>& workers, int team) {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/dataset.hpp"
-#include "../common/network.hpp"
+#include "../dataset.hpp"
+#include "../network.hpp"
 #include "workers.hpp"
 
 namespace lenet {
