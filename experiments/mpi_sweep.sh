@@ -102,14 +102,16 @@ cores=$(nproc)
 # cores while they fit (run_scripts/mpi_launch.sh, which knows this build's launcher).
 bind=core
 ((threads == 1)) || bind="cores:$threads"
-launch() { bash "$REPO_ROOT/run_scripts/mpi_launch.sh" "$build_dir" --bind "$bind" "$@"; }
 family=$(bash "$REPO_ROOT/run_scripts/mpi_launch.sh" "$build_dir" --family) || exit 2
-# The eager limit is a parameter of Open MPI's shared-memory transport (vader).
+# The eager limit is a parameter of Open MPI's shared-memory transport (vader): mpi_launch.sh
+# --eager-limit.
+eager=()
 if [[ $family == openmpi ]] && ((eager_limit > 0)); then
-  export OMPI_MCA_btl_vader_eager_limit=$eager_limit
+  eager=(--eager-limit "$eager_limit")
 elif ((eager_limit > 0)); then
   say "--eager-limit is Open MPI's; this build's MPI ($family) keeps its own"
 fi
+launch() { bash "$REPO_ROOT/run_scripts/mpi_launch.sh" "$build_dir" --bind "$bind" "${eager[@]}" "$@"; }
 
 open_out mpi
 common=(--data "$data_dir" --epochs "$epochs" --kernels "$kernels" --quiet --csv "$csv")
@@ -121,7 +123,7 @@ for p in "${rank_list[@]}"; do
   if ((p * threads > cores)); then
     say "warning: $p ranks x $threads threads > $cores cores: oversubscribed (time-sharing)"
   fi
-  say "  $p ranks: $(launch --dry-run -n "$p" "$mpi")${OMPI_MCA_btl_vader_eager_limit:+ (OMPI_MCA_btl_vader_eager_limit=$eager_limit)}"
+  say "  $p ranks: $(launch --dry-run -n "$p" "$mpi")"
 done
 say "$(load_note)"
 say "writing $out_dir/"

@@ -173,7 +173,6 @@ command -v unshare >/dev/null || skip "no 'unshare' command (Debian: apt-get ins
 family=$(bash "$REPO_ROOT/run_scripts/mpi_launch.sh" "$build_dir" --family 2>&1) || skip "${family#*error: }"
 [[ $family == openmpi ]] ||
   skip "the hosts are started by Open MPI's mpirun (rsh agent, --mca); $build_dir's MPI is $family"
-mpirun=$(bash "$REPO_ROOT/run_scripts/mpi_launch.sh" "$build_dir" --launcher)
 if [[ -n $latency ]]; then
   command -v python3 >/dev/null || skip "--latency needs python3 (Debian: apt-get install python3)"
   [[ -c /dev/net/tun ]] || skip "--latency needs TUN devices (/dev/net/tun; modprobe tun)"
@@ -360,7 +359,10 @@ mca=(
   --mca mpi_yield_when_idle 1            # a waiting rank lets the kernel's network work run
   --mca orte_tmpdir_base "$run_dir"      # session files in the work folder, gone at teardown
 )
-launch=("$mpirun" --hostfile "$hostfile" -np "$ranks" --bind-to none "${mca[@]}")
+# mpi_launch.sh --exec: Open MPI's mpirun with these options as they are, in the environment it
+# needs (as root: OMPI_ALLOW_RUN_AS_ROOT*).
+launch=(bash "$REPO_ROOT/run_scripts/mpi_launch.sh" "$build_dir" --exec
+  --hostfile "$hostfile" -np "$ranks" --bind-to none "${mca[@]}")
 mpi_flags=("${lenet_flags[@]}")
 # The check reads each run's parameter CRC-32 from its CSV row (param_crc32): the --csv FILE of
 # the flags, else one of its own.
@@ -394,10 +396,8 @@ echo "  ${launch[*]} $mpi_exe ${mpi_flags[*]}"
 # Background + wait: a signal to this script interrupts `wait` at once (a foreground child
 # would delay the trap until it ended); $! is tee, and wait gives the pipeline's status
 # (pipefail). mpirun itself lives in host 1's namespace, so teardown finds it there.
-# OMPI_ALLOW_RUN_AS_ROOT: Open MPI refuses to run as root otherwise.
 mpi_log="${run_dir}/mpi.log"
-OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-  ip netns exec "$(host_ns 1)" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$(host_ns 1)" \
+ip netns exec "$(host_ns 1)" unshare --uts sh -c 'hostname "$0" && exec "$@"' "$(host_ns 1)" \
   "${launch[@]}" "$mpi_exe" "${mpi_flags[@]}" 2>&1 | tee "$mpi_log" &
 child=$!
 mpi_status=0

@@ -2,7 +2,8 @@
 import importlib
 import sys
 
-REPORTS = ("compare", "sweep", "bandwidth", "scaling", "shapes", "validation", "tables")
+REPORTS = ("compare", "sweep", "bandwidth", "scaling", "shapes", "validation", "tables",
+           "column")
 
 
 def main(argv):

@@ -86,7 +86,7 @@ failed=0 planning=0 planned=0 planned_torch=0
 # counts the runs.
 untimed=0
 point() {
-  local label=$1 r
+  local label=$1 r s v
   local -a seconds=() verdicts=()
   shift
   if [[ $planning -eq 1 ]]; then
@@ -101,8 +101,9 @@ point() {
       failed=1
       return
     fi
-    seconds+=("$(csv_get "$runs" seconds_per_epoch)")
-    verdicts+=("$(csv_get "$runs" verification)")
+    read -r s v < <(csv_get "$runs" seconds_per_epoch verification)
+    seconds+=("$s")
+    verdicts+=("$v")
     printf ' %.3f' "${seconds[-1]}"
   done
   [[ $untimed -eq 1 ]] || "$@" --csv "$timing" --timing --quiet >>"$log" 2>&1 || true

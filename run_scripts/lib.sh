@@ -115,63 +115,19 @@ open_out() {
   rm -f "$csv" "$log"
 }
 
-# csv_split LINE: one line of a CSV file split into the array csv_fields, as RFC 4180 reads
-# it: a field may be quoted ("a, b"), as the device name is, and a quote inside is doubled
-# ("GPU ""SXM""" is GPU "SXM"). Returns 1 on a malformed line.
-csv_split() {
-  local line=$1 quoted='^"(([^"]|"")*)"(,|$)' plain='^([^,"]*)(,|$)'
-  csv_fields=()
-  while :; do
-    if [[ $line =~ $quoted ]]; then
-      csv_fields+=("${BASH_REMATCH[1]//\"\"/\"}")
-    elif [[ $line =~ $plain ]]; then
-      csv_fields+=("${BASH_REMATCH[1]}")
-    else
-      return 1
-    fi
-    line=${line:${#BASH_REMATCH[0]}}
-    [[ ${BASH_REMATCH[0]} == *, ]] || return 0 # the last field
-  done
-}
-
-# csv_column FILE COLUMN: the index of COLUMN in FILE's header (columns may be added, so they are
-# found by name), or an error naming the file and the column.
-csv_column() {
-  local -a names
-  local i
-  IFS=, read -ra names <"$1" || { echo "${PROG}: error: cannot read $1" >&2; return 1; }
-  for i in "${!names[@]}"; do
-    [[ ${names[i]} == "$2" ]] && { echo "$i"; return 0; }
-  done
-  echo "${PROG}: error: $1 has no column $2" >&2
-  return 1
-}
-
-# csv_get FILE COLUMN: COLUMN's value in the last row of a CSV file that the executables wrote
-# (--csv).
-csv_get() {
-  local i
-  i=$(csv_column "$1" "$2") || return 1
-  csv_split "$(tail -n 1 "$1")" || { echo "${PROG}: error: $1: malformed last row" >&2; return 1; }
-  echo "${csv_fields[i]}"
-}
-
-# csv_rows FILE COLUMN...: the named COLUMNs of every row of FILE, a line per row, the values
-# separated by spaces (for columns whose values hold none: numbers, names of links or platforms).
-csv_rows() {
-  local file=$1 line i
-  local -a at=()
-  shift
-  for c in "$@"; do
-    i=$(csv_column "$file" "$c") || return 1
-    at+=("$i")
-  done
-  while IFS= read -r line; do
-    csv_split "$line" || { echo "${PROG}: error: $file: malformed row: $line" >&2; return 1; }
-    local -a picked=()
-    for i in "${at[@]}"; do picked+=("${csv_fields[i]}"); done
-    echo "${picked[*]}"
-  done < <(tail -n +2 "$file")
+# csv_get FILE COLUMN...: the COLUMNs' values in the last row of a CSV file that the executables
+# wrote (--csv), separated by spaces (only the last may hold spaces: read -r a b). csv_rows FILE COLUMN...: the named COLUMNs of every row of FILE, a line per row, the
+# values separated by spaces (for columns whose values hold none: numbers, names of links or
+# platforms). Both read the file with reports/runs.py (python3 -m reports column), the one CSV
+# reader of the project: columns by header name, the quoted device column as RFC 4180 reads it.
+# Errors: one line "PROG: error: FILE has no column ...", status 1.
+csv_get() { csv_reader --last "$@"; }
+csv_rows() { csv_reader "$@"; }
+csv_reader() {
+  local python
+  python=$(command -v python3 || echo /usr/bin/python3)
+  [[ -x $python ]] || die "no python3 to read the CSV with (apt-get install python3)"
+  PYTHONPATH="$LIB_ROOT${PYTHONPATH:+:$PYTHONPATH}" "$python" -m reports column --prog "${PROG:-lib.sh}" "$@"
 }
 
 # run LABEL COMMAND...: one run of an executable given --csv "$csv"; its output goes to the log,

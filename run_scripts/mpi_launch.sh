@@ -4,20 +4,31 @@
 # BUILD_DIR/mpi_launch.env (cmake/mpi_launch.cmake, from FindMPI); this file holds each
 # family's flags:
 #   Open MPI's mpirun   --oversubscribe (it refuses more ranks than cores), --bind-to,
-#                       -q and --mca (--quiet), OMPI_ALLOW_RUN_AS_ROOT* (it refuses root)
+#                       -q and --mca (--quiet, --yield, --eager-limit), OMPI_ALLOW_RUN_AS_ROOT*
+#                       (it refuses root); the one place these are set, but for ranks not
+#                       started through here (tests/slurm_test.sh's srun and sbatch jobs)
 #   Hydra's mpiexec     (MPICH, Intel MPI, MVAPICH) oversubscribes and runs as root as it
 #                       is, binds nothing by default, spells binding -bind-to core[:T]
 #   other               FindMPI's flags only (MPIEXEC_NUMPROC_FLAG, _PREFLAGS, _POSTFLAGS)
 #
 # Usage: mpi_launch.sh BUILD_DIR [OPTIONS] -n P PROGRAM [ARGS...] [: -n P PROGRAM [ARGS...]]...
 #        mpi_launch.sh BUILD_DIR --family     print openmpi, mpich or other
-#        mpi_launch.sh BUILD_DIR --launcher   print the launcher's path (for a script that
-#                                             needs one family's own options, as multihost.sh)
+#        mpi_launch.sh BUILD_DIR --launcher   print the launcher's path
+#        mpi_launch.sh BUILD_DIR --exec ARGS...
+#                         run the launcher with ARGS as they are, in the environment its family
+#                         needs (for a script that needs one family's own options, as
+#                         multihost.sh: Open MPI's rsh agent and --mca settings)
 #   --bind none       no binding (the default): the ranks may share cores
 #   --bind core       each rank on a core of its own while the ranks fit, else none
 #   --bind cores:T    T cores per rank (hybrid, --threads T) while they fit, else none
 #   --quiet           only the program's output: no launcher notes on a failure, and the
 #                     job ends at once when a rank exits non-zero
+#   --yield           a rank waiting for a message gives up its core instead of spinning (the
+#                     tests, which check bits, not speed, on a machine busy with other work):
+#                     Open MPI's mpi_yield_when_idle (unless OMPI_MCA_mpi_yield_when_idle is
+#                     set already); Hydra's ranks are left as they are
+#   --eager-limit B   Open MPI's shared-memory eager limit in bytes (btl_vader_eager_limit,
+#                     experiments/mpi_sweep.sh); an error for other families
 #   --dry-run         print the command instead of running it
 # Errors: one line "mpi_launch.sh: error: ...", exit 2.
 set -euo pipefail
@@ -34,7 +45,12 @@ mpi_family="" mpi_launcher_major="" mpiexec="" mpiexec_numproc_flag="" mpiexec_p
 source "$env_file"
 command -v "$mpiexec" >/dev/null || die "$mpiexec ($env_file) not found or not executable"
 
-bind=none quiet=0 dry_run=0
+# The environment the family's launcher needs: Open MPI's refuses to run as root unless told.
+if [[ $mpi_family == openmpi && $(id -u) -eq 0 ]]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
+bind=none quiet=0 dry_run=0 yield=0 eager_limit=""
 while [[ $# -gt 0 && $1 != -n ]]; do
   case $1 in
     --family)
@@ -45,6 +61,10 @@ while [[ $# -gt 0 && $1 != -n ]]; do
       echo "$mpiexec"
       exit 0
       ;;
+    --exec)
+      shift
+      exec "$mpiexec" "$@"
+      ;;
     --bind)
       [[ $# -ge 2 && $2 =~ ^(none|core|cores:[1-9][0-9]*)$ ]] ||
         die "--bind: expected none, core or cores:T, got '${2:-}'"
@@ -52,6 +72,15 @@ while [[ $# -gt 0 && $1 != -n ]]; do
       shift
       ;;
     --quiet) quiet=1 ;;
+    --yield) yield=1 ;;
+    --eager-limit)
+      [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] ||
+        die "--eager-limit: expected a positive number of bytes, got '${2:-}'"
+      [[ $mpi_family == openmpi ]] ||
+        die "--eager-limit is Open MPI's (btl_vader_eager_limit); this build's MPI is $mpi_family"
+      eager_limit=$2
+      shift
+      ;;
     --dry-run) dry_run=1 ;;
     *) die "unknown option '$1': expected options, then -n P PROGRAM" ;;
   esac
@@ -98,7 +127,10 @@ case $mpi_family in
       [[ ${mpi_launcher_major:-0} -ge 5 ]] || flags+=(-q)
       flags+=(--mca odls_base_sigkill_timeout 0)
     fi
-    if [[ $(id -u) -eq 0 ]]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+    if ((yield)) && [[ -z ${OMPI_MCA_mpi_yield_when_idle:-} ]]; then
+      flags+=(--mca mpi_yield_when_idle 1)
+    fi
+    [[ -z $eager_limit ]] || flags+=(--mca btl_vader_eager_limit "$eager_limit")
     ;;
   mpich)
     case $bind in

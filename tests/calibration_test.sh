@@ -19,8 +19,8 @@ fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 calibration=(python3 "$root/experiments/slurm/calibration.py")
 scale_sim=(bash "$root/experiments/scale_sim.sh" --build "$build" --max-ranks 4
   --algorithms rdb --steps 2 --data "$data")
-# csv_rows FILE COLUMN...: the study's CSVs read by column name, by lib.sh's reader (sourced in
-# a subshell: its report() is not expect.sh's).
+# csv_rows FILE COLUMN...: the study's CSVs read by column name, by reports/runs.py through
+# lib.sh (sourced in a subshell: its report() is not expect.sh's).
 csv_rows() { (PROG=calibration_test.sh && source "$root/run_scripts/lib.sh" && csv_rows "$@"); }
 
 # Three compute runs (their time per sample is what the file keeps) and a 2-node link of 25 us

@@ -9,10 +9,6 @@ if ! family=$(bash "$(dirname "${BASH_SOURCE[0]}")/../run_scripts/mpi_launch.sh"
   echo "SKIPPED: ${family#mpi_launch.sh: error: }"
   exit 77
 fi
-# The tests check bits, not speed: with Open MPI a rank waiting for another gives up its core
-# instead of spinning, so that a machine busy with other work does not slow every message to a
-# time slice.
-if [[ $family == openmpi ]]; then
-  export OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
-fi
+# (The ranks' settings, yielding while they wait among them, are mpi_launch.sh's: the tests
+# launch through ${LENET_MPI_LAUNCH}, cmake/mpi_launch.cmake, which passes it --yield.)
 exec "$@"

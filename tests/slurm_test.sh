@@ -37,7 +37,8 @@ done
 for c in ip nsenter unshare; do
   command -v "$c" >/dev/null || skip "$c not found (Debian: apt-get install iproute2 util-linux)"
 done
-# Open MPI refuses to run as root unless told; the jobs inherit this environment.
+# Open MPI refuses to run as root unless told. Set here, not by mpi_launch.sh: the jobs' ranks are
+# started by srun and the installed sbatch scripts' mpirun, which inherit this environment.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 failures=0

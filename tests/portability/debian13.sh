@@ -39,36 +39,19 @@ stage_limit=1500
 
 skip() { echo "SKIPPED: $*"; exit 77; }
 fail() { echo "FAILED: $*"; exit 1; }
-# stage [--quiet] NAME COMMAND...: runs it under `timeout` and says how long it took; fails the
-# test if it fails. --quiet keeps the output in a log and shows its end only on failure.
-# (--foreground: COMMAND stays in the test's process group, which CTest kills on its timeout;
-# each COMMAND here that starts others is the first process of a PID namespace, whose end
-# ends them all.)
-stage() {
-  local quiet=0 name t0=$SECONDS status=0 log
-  [[ $1 == --quiet ]] && { quiet=1; shift; }
-  name=$1
-  shift
-  echo "== $name"
-  if [[ $quiet -eq 1 ]]; then
-    log=$(mktemp)
-    timeout --foreground -k 10 "$stage_limit" "$@" >"$log" 2>&1 || status=$?
-    [[ $status -eq 0 ]] || tail -n 40 "$log"
-    rm -f "$log"
-  else
-    timeout --foreground -k 10 "$stage_limit" "$@" || status=$?
-  fi
-  echo "== $name: $((SECONDS - t0)) s"
-  [[ $status -ne 124 ]] || fail "$name: still running after $stage_limit s"
-  [[ $status -eq 0 ]] || fail "$name (exit $status)"
-}
+# stage (tests/portability/lib.sh) with --foreground: COMMAND stays in the test's process group,
+# which CTest kills on its timeout; each COMMAND here that starts others is the first process of
+# a PID namespace, whose end ends them all. A build's long output goes to a log, shown on failure.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # ---- Inside the namespaces (the script calls itself): mount the root and run a leg there ----
 # inside prepare ROOT: make a root's packages (debootstrap has made its base)
 # inside run LEG ROOT WORK SOURCE: mount an overlay of ROOT in WORK, run the leg in it
-# chroot ROOT "${clean_env[@]}" COMMAND...: runs COMMAND in ROOT with nothing of this environment.
+# chroot ROOT "${clean_env[@]}" COMMAND...: runs COMMAND in ROOT with nothing of this environment
+# (Open MPI's permission to run as root included: the tests launch through mpi_launch.sh, which
+# gives it, the lab kit's sandbox its own).
 clean_env=(/usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
-  DEBIAN_FRONTEND=noninteractive OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+  DEBIAN_FRONTEND=noninteractive)
 mount_system() {  # proc, sys and dev of a root; shared memory of its own (Open MPI's)
   mount -t proc proc "$1/proc"
   mount -t sysfs -o ro sysfs "$1/sys"
@@ -119,28 +102,34 @@ if [[ ${1:-} == --inside ]]; then
       g++ --version | head -n 1; cmake --version | head -n 1
       echo "Open MPI $(ompi_info --version | sed -n "s/^Open MPI v//p"), Catch2 $(dpkg-query -W \
         -f="\${Version}" libcatch2-dev), $(python3 --version)"'
-    stage "configure (native)" "${run[@]}" cmake -S /src -B /build "${off[@]}"
-    stage --quiet "build (native)" "${run[@]}" cmake --build /build -j 2
+    stage --foreground "configure (native)" "$stage_limit" \
+      "${run[@]}" cmake -S /src -B /build "${off[@]}"
+    stage --foreground --log "$work/build-native.log" "build (native)" "$stage_limit" \
+      "${run[@]}" cmake --build /build -j 2
     # These check that a failing run prints one error line and nothing of mpirun's own: Open MPI
     # 5's mpirun (PRRTE) has no -q (mpi_launch.sh leaves it out there) and prints its notes on a
     # rank's non-zero exit whatever it is told: left out, and said (docs/portability.md).
     no_quiet=("cli: lenet-mpi rejects bad input" "mpi: a failing rank stops every rank"
       "mpi: ranks given different options all stop" "mpi: lenet-mpi-pingpong measures the link")
     printf 'NOT RUN (Open MPI 5 has no mpirun -q, notes on every failure): %s\n' "${no_quiet[@]}"
-    stage "tests: serial, openmp, mpi" "${run[@]}" ctest --test-dir /build --output-on-failure \
+    stage --foreground "tests: serial, openmp, mpi" "$stage_limit" \
+      "${run[@]}" ctest --test-dir /build --output-on-failure \
       -j 2 --no-tests=error -L '^(serial|openmp|mpi)' -E "^($(IFS='|'; echo "${no_quiet[*]}"))"
     # Of the lab kit, its own checks (lab.sh on Python 3.13), not the gradings: each builds the
-    # project once more (lab 1's took 6 minutes here); of the reports, the run CSV's readers.
-    stage "tests: lab kit (kit), reports' CSV reader" "${run[@]}" ctest --test-dir /build \
-      --output-on-failure --no-tests=error -R '^(labkit: manifests|scripts: every CSV reader)'
+    # project once more (lab 1's took 6 minutes here); of the reports, the run CSV's reader.
+    stage --foreground "tests: lab kit (kit), reports' CSV reader" "$stage_limit" \
+      "${run[@]}" ctest --test-dir /build \
+      --output-on-failure --no-tests=error -R '^(labkit: manifests|scripts: the CSV reader)'
   else
     "${run[@]}" aarch64-linux-gnu-g++ --version | head -n 1
     "${run[@]}" qemu-aarch64 --version | head -n 1
     "${run[@]}" sh -c 'dpkg --purge libcatch2-dev >/dev/null &&
       dpkg -i /var/cache/lenet/*.deb >/dev/null' || fail "could not swap in the arm64 Catch2"
-    stage "configure (arm64)" "${run[@]}" cmake -S /src -B /build-arm64 "${off[@]}" \
+    stage --foreground "configure (arm64)" "$stage_limit" \
+      "${run[@]}" cmake -S /src -B /build-arm64 "${off[@]}" \
       -DLENET_MPI=OFF --toolchain /src/cmake/toolchains/aarch64-linux-gnu.cmake
-    stage --quiet "build (arm64)" "${run[@]}" cmake --build /build-arm64 -j 2 \
+    stage --foreground --log "$work/build-arm64.log" "build (arm64)" "$stage_limit" \
+      "${run[@]}" cmake --build /build-arm64 -j 2 \
       --target lenet-serial lenet-openmp lenet_tests lenet_openmp_tests
     # An ARM64 program, whose simd kernels take NEON's 128-bit vectors (common/simd/vec.hpp:
     # 4 floats on aarch64) and compile to NEON's 4-float multiply-adds (fmla ... .4s).
@@ -161,7 +150,8 @@ if [[ ${1:-} == --inside ]]; then
     # only: the batch strategy's took 442 s under QEMU on a loaded machine (3 s natively).
     # Reliability on 4,000 images instead of 20,000 (the MPI test's number).
     slow_threads="openmp: ?batch: bit-identical to lenet-serial|openmp: ?the test loss and accuracy"
-    stage "tests under qemu-aarch64: serial, openmp" "${run[@]}" RELIABILITY_IMAGES=4000 ctest \
+    stage --foreground "tests under qemu-aarch64: serial, openmp" "$stage_limit" \
+      "${run[@]}" RELIABILITY_IMAGES=4000 ctest \
       --test-dir /build-arm64 --output-on-failure --no-tests=error -j 2 -L '^(serial|openmp)' \
       -E "^(accuracy:|$slow_threads)"
   fi
@@ -211,9 +201,11 @@ else
   echo "root: making $root (Debian 13 from $mirror)"
   # debootstrap only makes the base: its resolver misses alternatives (automake | automaken)
   # that libopenmpi-dev needs; apt-get, in the root, installs the rest.
-  stage --quiet "debootstrap (minbase)" unshare --mount --pid --fork --kill-child \
+  stage --foreground --log "$cache/debootstrap.log" "debootstrap (minbase)" "$stage_limit" \
+    unshare --mount --pid --fork --kill-child \
     --propagation private debootstrap --variant=minbase "$suite" "$root" "$mirror"
-  stage --quiet "packages (build, tests, arm64 cross compiler, qemu-user)" \
+  stage --foreground --log "$cache/packages.log" \
+    "packages (build, tests, arm64 cross compiler, qemu-user)" "$stage_limit" \
     unshare --mount --pid --fork --kill-child --propagation private \
     bash "$0" --inside prepare "$root"
   date -u +%FT%TZ >"$stamp"

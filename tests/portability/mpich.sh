@@ -20,41 +20,30 @@ compiler=$(command -v mpicxx.mpich) && launcher=$(command -v mpiexec.mpich) ||
   skip "MPICH not installed (Debian: apt-get install mpich libmpich-dev)"
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 build="$work/build"
 
-# stage NAME SECONDS LOG COMMAND...: runs it under `timeout` (which ends its whole process group)
-# with its output in LOG, says how long it took; fails the test, showing LOG's end, if it fails.
-# The stages' limits add up to less than CTest's TIMEOUT (tests/CMakeLists.txt).
-stage() {
-  local name=$1 limit=$2 log=$3 t0=$SECONDS status=0
-  shift 3
-  echo "== $name"
-  timeout -k 10 "$limit" "$@" >"$log" 2>&1 || status=$?
-  echo "== $name: $((SECONDS - t0)) s"
-  if [[ $status -ne 0 ]]; then
-    tail -n 40 "$log"
-    [[ $status -ne 124 ]] || fail "$name: still running after $limit s"
-    fail "$name (exit $status)"
-  fi
-}
+# stage --log LOG NAME SECONDS COMMAND... (lib.sh): COMMAND under `timeout`, its output in LOG,
+# its time said; the test fails, showing LOG's end, if it fails. The stages' limits add up to
+# less than CTest's TIMEOUT (tests/portability.cmake).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+trap 'rm -rf "$work"; [[ -z $stage_pid ]] || kill -KILL -- "-$stage_pid" 2>/dev/null' EXIT
 
 # Only what the MPI suite needs: no CUDA, peers or SimGrid.
-stage "1/4 configure against MPICH ($compiler, $launcher)" 120 "$work/configure.log" \
+stage --log "$work/configure.log" "1/4 configure against MPICH ($compiler, $launcher)" 120 \
   cmake -S "$source_dir" -B "$build" -DMPI_CXX_COMPILER="$compiler" -DMPIEXEC_EXECUTABLE="$launcher" \
   -DLENET_MPI=ON -DLENET_CUDA=OFF -DLENET_TINYDNN=OFF -DLENET_DLIB=OFF -DLENET_SMPI=OFF
 grep "lenet: MPI ranks start with" "$work/configure.log"
 grep -q "(Hydra's mpiexec (MPICH family)); library: MPICH" "$work/configure.log" ||
   fail "the build's launcher or library is not MPICH's (above)"
 
-stage "2/4 build lenet-mpi, lenet-mpi-pingpong and the MPI unit tests" 900 "$work/build.log" \
+stage --log "$work/build.log" "2/4 build lenet-mpi, lenet-mpi-pingpong and the MPI unit tests" 900 \
   nice cmake --build "$build" -j "$(nproc)" --target lenet-mpi lenet-mpi-pingpong lenet_mpi_tests
 
 # Where ranks start as unrelated one-rank jobs (Open MPI's launcher with an MPICH program) the
 # suite's multi-rank tests fail. A test may skip only for what this machine lacks (data, a
 # memory cgroup), said on its SKIPPED line.
 cd "$build"
-stage "3/4 ctest -L mpi, ranks started by $launcher" 600 "$work/ctest.log" \
+stage --log "$work/ctest.log" "3/4 ctest -L mpi, ranks started by $launcher" 600 \
   ctest -L mpi --output-on-failure --timeout 300
 grep -E "Test +#|tests passed" "$work/ctest.log"
 skipped=$(grep -h "^SKIPPED" Testing/Temporary/LastTest.log | sort -u) || skipped="none"
@@ -62,7 +51,7 @@ echo "skipped, with their reasons: $skipped"
 
 cd "$work"
 if command -v mpicxx.openmpi >/dev/null; then
-  stage "4/4 a plain configure beside both MPIs" 120 "$work/default.log" cmake -S "$source_dir" \
+  stage --log "$work/default.log" "4/4 a plain configure beside both MPIs" 120 cmake -S "$source_dir" \
     -B "$work/default" -DLENET_CUDA=OFF -DLENET_TINYDNN=OFF -DLENET_DLIB=OFF -DLENET_SMPI=OFF
   grep "lenet: MPI ranks start with" "$work/default.log"
   grep -q "(Open MPI's mpirun); library: Open MPI" "$work/default.log" ||

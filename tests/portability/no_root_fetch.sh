@@ -40,10 +40,10 @@ home=$tmp/home
 mkdir -p "$home/tmp"
 [[ ${#user[@]} -eq 0 ]] || chown -R nobody "$home"
 
-pid=""
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # stage, stage_time, stage_pid
 # On any way out: the running stage's process group (timeout leads one), then the folder.
 cleanup() {
-  [[ -z $pid ]] || kill -KILL -- "-$pid" 2>/dev/null
+  [[ -z $stage_pid ]] || kill -KILL -- "-$stage_pid" 2>/dev/null
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -54,30 +54,21 @@ trap 'exit 130' INT
 # offline (set below) puts it in a network namespace with no interface but loopback.
 offline=()
 as_user() {
-  local limit=$1
+  local limit=$1 status=0
   shift
   timeout -k 10 "$limit" "${user[@]}" "${offline[@]}" env -i HOME="$home" PATH="$PATH" \
     LANG=C.UTF-8 TMPDIR="$home/tmp" "$@" &
-  pid=$!
-  wait $pid
-  local status=$?
-  pid=""
+  stage_pid=$!
+  wait "$stage_pid" || status=$?
+  stage_pid=""
   return $status
 }
 
-# stage NAME SECONDS COMMAND...: runs it with its output in $tmp/NAME.log; prints the time, or
-# the log's end and stops the test.
-stage() {
-  local name=$1 limit=$2 start=$SECONDS status
-  shift 2
-  as_user "$limit" "$@" >"$tmp/$name.log" 2>&1
-  status=$?
-  if [[ $status -ne 0 ]]; then
-    echo "FAIL $name: exit $status after $((SECONDS - start)) s$( ((status == 124)) && echo " (over its $limit s)"):"
-    tail -n 25 "$tmp/$name.log" | sed 's/^/    /'
-    exit 1
-  fi
-  printf '%-10s %4d s\n' "$name" $((SECONDS - start))
+# user_stage NAME SECONDS COMMAND...: lib.sh's stage for COMMAND as as_user runs it, its output
+# in $tmp/NAME.log (shown at its end if it fails, which stops the test).
+user_stage() {
+  stage --log "$tmp/$1.log" "$1" "$2" "${user[@]}" "${offline[@]}" env -i HOME="$home" \
+    PATH="$PATH" LANG=C.UTF-8 TMPDIR="$home/tmp" "${@:3}"
 }
 # check WHAT CONDITION...: one assertion on what a stage made.
 check() {
@@ -122,8 +113,7 @@ fi
 # Debian's CLI11 is a repack (cmake/dependencies.cmake): handed over as a source tree.
 as_user 60 tar -xf "$cli11_archive" -C "$home" || { echo "FAIL: cannot unpack $cli11_archive"; exit 1; }
 cli11_dir=$home/CLI11-$cli11_version
-printf '%-10s %4d s  (Debian 13: %s, %s)\n' sources $((SECONDS - start)) \
-  "${catch2_archive##*/}" "${cli11_archive##*/}"
+stage_time sources "$start" "(Debian 13: ${catch2_archive##*/}, ${cli11_archive##*/})"
 
 # ---- the project: its files as git knows them (a clone's), copied into the user's home -----
 mkdir -p "$home/lenet-parallel"
@@ -160,14 +150,14 @@ if as_user 300 "${configure[@]}" -B "$home/attack" -DLENET_CATCH2_URL="$home/cha
   echo "FAIL attack: a changed Catch2 archive was accepted"
   exit 1
 fi
-printf '%-10s %4d s\n' attack $((SECONDS - start))
+stage_time attack "$start"
 check "configure stopped at Catch2's hash: $(grep -m1 -o 'does not match expected value' "$tmp/attack.log")" \
   grep -q "does not match expected value" "$tmp/attack.log"
 rm -rf "$home/attack" "$home/changed.tar.gz"
 
 # ---- the user's build: configure, build, test, install, run ---------------------------------
 build=$home/build
-stage configure 300 "${configure[@]}" -B "$build" -DLENET_CATCH2_URL="$catch2_archive"
+user_stage configure 300 "${configure[@]}" -B "$build" -DLENET_CATCH2_URL="$catch2_archive"
 said() { grep -m1 "lenet: $1" "$tmp/configure.log" | sed 's/^-- //'; }
 check "CLI11 from the handed copy: $(said CLI11)" \
   grep -q "lenet: CLI11 not found: using CLI11 $cli11_version from $cli11_dir" "$tmp/configure.log"
@@ -175,17 +165,17 @@ check "Catch2 from the handed copy: $(said Catch2)" \
   grep -q "lenet: Catch2 not found: using Catch2 $catch2_version from $catch2_archive" \
   "$tmp/configure.log"
 
-stage build 1200 cmake --build "$build" -j "$(nproc)"
+user_stage build 1200 cmake --build "$build" -j "$(nproc)"
 check "the programs include the handed CLI11 ($cli11_dir/include)" \
   grep -qE -- "(-I|-isystem )$cli11_dir/include" "$build/compile_commands.json"
 check "the tests include the fetched Catch2 ($build/_deps/catch2-src/src)" \
   grep -qE -- "(-I|-isystem )$build/_deps/catch2-src/src" "$build/compile_commands.json"
 
-stage test 600 ctest --test-dir "$build" -L "serial|openmp" --no-tests=error -j "$(nproc)"
+user_stage test 600 ctest --test-dir "$build" -L "serial|openmp" --no-tests=error -j "$(nproc)"
 check "ctest: $(grep -m1 'tests passed' "$tmp/test.log")" grep -q '100% tests passed' "$tmp/test.log"
 
 prefix=$home/lenet
-stage install 120 cmake --install "$build" --prefix "$prefix"
+user_stage install 120 cmake --install "$build" --prefix "$prefix"
 check "installed: $(ls "$prefix/bin" | tr '\n' ' ')" \
   test -x "$prefix/bin/lenet-serial" -a -x "$prefix/bin/lenet-openmp"
 check "nothing of CLI11 or Catch2 installed" \
@@ -193,7 +183,7 @@ check "nothing of CLI11 or Catch2 installed" \
 
 # The build tree's lenet-serial saves its parameters; both installed programs must give the same
 # bits.
-stage run 120 bash -c '"$1" --data "$4" --quiet --save "$5" &&
+user_stage run 120 bash -c '"$1" --data "$4" --quiet --save "$5" &&
   "$2" --data "$4" --quiet --verify "$5" --identical &&
   "$3" --data "$4" --quiet --threads 2 --verify "$5" --identical' _ \
   "$build/backend_serial/lenet-serial" "$prefix/bin/lenet-serial" "$prefix/bin/lenet-openmp" \
