@@ -132,6 +132,7 @@ NLMSG_HDR, CN_MSG_HDR, EVENT_HDR = 16, 20, 16  # bytes: nlmsghdr, cn_msg, proc_e
 
 
 UNREAD = "a program that ended before the grader could read its name"
+_events = {}  # "usable": whether the events name the grader's own pids (checked once)
 
 
 class Execs(threading.Thread):
@@ -163,15 +164,38 @@ class Execs(threading.Thread):
 
     @staticmethod
     def start_if_possible():
-        """A running Execs, or None where the connector is refused (not root, a container)."""
+        """A running Execs, or None where the connector is refused (not root, a container) or
+        names processes by other pids than the grader's (a PID namespace of its own)."""
         if not as_root():
             return None
         try:
             execs = Execs()
         except OSError:
             return None
+        if "usable" not in _events:
+            _events["usable"] = execs._names_our_pids()
+        if not _events["usable"]:
+            execs.sock.close()
+            return None
         execs.start()
         return execs
+
+    def _names_our_pids(self):
+        """Whether the fork of a child the grader starts comes with the child's pid."""
+        child = subprocess.Popen(["true"])
+        child.wait()
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline:
+            try:
+                data = self.sock.recv(1 << 16)
+            except (socket.timeout, OSError):
+                continue
+            at = NLMSG_HDR + CN_MSG_HDR
+            if len(data) >= at + EVENT_HDR + 16 and \
+                    struct.unpack_from("I", data, at)[0] == PROC_EVENT_FORK and \
+                    struct.unpack_from("iiii", data, at + EVENT_HDR)[3] == child.pid:
+                return True
+        return False
 
     def run(self):
         while not self.done.is_set():
@@ -277,7 +301,8 @@ class Observer(threading.Thread):
                     "to 20 ms")
         why = ("some events were dropped on a busy machine" if self.execs else
                "the kernel's process events need root" if not as_root() else
-               "the kernel's process events were refused")
+               "the kernel's process events were refused, or name other pids than the "
+               "grader's (a PID namespace of its own)")
         return f"samples of /proc every 2 to 20 ms ({why})"
 
     def _below(self):
