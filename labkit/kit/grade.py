@@ -723,15 +723,15 @@ class Grading:
         if fewest == 0:
             return (f"one of the {parts} {part}s computed nothing ({key} = {total} on {parts} "
                     f"{part}s, {fewest} to {most} a {part})")
-        if most and want[3] and fewest / most < MIN_COUNT_BALANCE * want[2] / want[3]:
-            return (f"{key}: {fewest} to {most} a {part}, where the reference's {part}s compute "
-                    f"{want[2]} to {want[3]}: one {part} did most of the work")
         if want[4] is not None and (shared or 0) < MIN_SHARED_CALLS * want[4]:
             return (f"{key}: only {shared or 0} of {calls or 0} calls were shared by every "
                     f"{part} (the reference: {want[4]} of {want[5]}): in the rest one {part} did "
                     f"the whole call alone, whichever {part} it was" +
                     (" (`single`, `critical` or `masked` around the work, or a region skipped?)"
                      if part == "thread" else ""))
+        if most and want[3] and fewest / most < MIN_COUNT_BALANCE * want[2] / want[3]:
+            return (f"{key}: {fewest} to {most} a {part}, where the reference's {part}s compute "
+                    f"{want[2]} to {want[3]}: one {part} did most of the work")
         return None
 
     def measure_performance(self):
