@@ -25,6 +25,22 @@ const Dataset& vector_test() {
   return d;
 }
 
+const Dataset& vector_train_8x() {
+  static const Dataset d = [] {
+    const Dataset& v = vector_train();
+    Dataset r = v;
+    std::vector<uint8_t> pixels(v.pixels.begin(), v.pixels.end());
+    for (int copy = 1; copy < 8; ++copy) {
+      pixels.insert(pixels.end(), v.pixels.begin(), v.pixels.end());
+      r.labels.insert(r.labels.end(), v.labels.begin(), v.labels.end());
+    }
+    r.pixels = Pixels(std::move(pixels));
+    r.count = static_cast<int>(r.labels.size());
+    return r;
+  }();
+  return d;
+}
+
 void check_one_step_vectors(const BackendFactory& make) {
   const Vectors& v = Vectors::shared();
   for (int B : {1, 4, 7}) {

@@ -17,6 +17,9 @@ using BackendFactory = std::function<std::unique_ptr<Backend>()>;
 // The small real data set shipped with the vectors (128 train, 32 test), loaded once.
 const Dataset& vector_train();
 const Dataset& vector_test();
+// vector_train()'s 128 images 8 times over (1024): enough chunks at B = 32 and 100 for every
+// thread of 3 or 4, and enough images for a test loss that a double sum rounds.
+const Dataset& vector_train_8x();
 
 // One SGD step (B = 1, 4, 7, lr 0.5, seed-1 init) against step.B*.params / step.B*.loss, and the
 // 64-step trajectory against traj.* (Catch2 CHECKs; tolerances documented in backend_checks.cpp).

@@ -95,29 +95,11 @@ void check_hybrid(MpiStrategy strategy) {
   }
 }
 
-// The 128 vector images 8 times over, the set whose losses check_evaluate adds.
-const Dataset& eight_copies() {
-  static const Dataset d = [] {
-    const Dataset& v = vector_train();
-    Dataset r = v;
-    std::vector<uint8_t> pixels;
-    r.labels.clear();
-    for (int copy = 0; copy < 8; ++copy) {
-      pixels.insert(pixels.end(), v.pixels.begin(), v.pixels.end());
-      r.labels.insert(r.labels.end(), v.labels.begin(), v.labels.end());
-    }
-    r.pixels = Pixels(std::move(pixels));
-    r.count = static_cast<int>(r.labels.size());
-    return r;
-  }();
-  return d;
-}
-
 // The test loss and accuracy of the same parameters: lenet-serial's bits for 1, 2 and 3 threads
 // a rank, and (run at 2, 3 and 4 ranks) every rank count; the one evaluation of
 // common/cpu/evaluate.hpp, which tests/test_openmp.cpp checks at 1 to 4 threads of lenet-openmp.
 void check_evaluate(MpiStrategy strategy) {
-  const Dataset& test = eight_copies();
+  const Dataset& test = vector_train_8x();
   for (const std::string& kernels : available_kernels()) {
     SerialBackend serial(kernels);
     std::vector<float> params = train_params(serial, vector_train(), 8, 0.5f, 10);

@@ -30,24 +30,6 @@ std::vector<std::string> kernels_of(Strategy s) {
   return s == Strategy::kLayer ? std::vector<std::string>{"ref"} : available_kernels();
 }
 
-// The 128 vector images 8 times over: at B = 100 a step has 7 chunks, the last one partial, so
-// that 3 and 4 threads all get chunks, in more than one order across the epochs.
-const Dataset& repeated_train() {
-  static const Dataset d = [] {
-    const Dataset& v = vector_train();
-    Dataset r = v;
-    std::vector<uint8_t> pixels(v.pixels.begin(), v.pixels.end());
-    for (int copy = 1; copy < 8; ++copy) {
-      pixels.insert(pixels.end(), v.pixels.begin(), v.pixels.end());
-      r.labels.insert(r.labels.end(), v.labels.begin(), v.labels.end());
-    }
-    r.pixels = Pixels(std::move(pixels));
-    r.count = static_cast<int>(r.labels.size());
-    return r;
-  }();
-  return d;
-}
-
 // The learning rates of docs/network.md's table, so that no run saturates.
 float lr_for(int batch) {
   return batch == 1 ? 0.05f : batch < 32 ? 0.3f : 0.5f;
@@ -154,8 +136,8 @@ void check_bit_identity(Strategy s) {
   const Case cases[] = {{&vector_train(), 1},
                         {&vector_train(), 7},
                         {&vector_train(), 32},
-                        {&repeated_train(), 32},
-                        {&repeated_train(), 100}};
+                        {&vector_train_8x(), 32},
+                        {&vector_train_8x(), 100}};
   for (const std::string& kernels : kernels_of(s)) {
     for (const Case& c : cases) {
       // The layer strategy's parallelism does not depend on the batch: the small set will do.
@@ -182,7 +164,7 @@ TEST_CASE("layer: bit-identical to lenet-serial for 1 to 4 threads", "[openmp][l
 }
 
 TEST_CASE("the test loss and accuracy are serial's for every thread count", "[openmp]") {
-  const Dataset& test = repeated_train();  // 1024 images: every thread gets some
+  const Dataset& test = vector_train_8x();  // 1024 images: every thread gets some
   for (Strategy s : kStrategies) {
     for (const std::string& kernels : kernels_of(s)) {
       SerialBackend serial(kernels);
