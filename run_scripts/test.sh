@@ -28,4 +28,14 @@ done
 bash "$root/run_scripts/setup.sh" --for test --build "$build_dir" ${cxx:+--cxx "$cxx"} "${setup[@]}"
 bash "$root/run_scripts/get_data.sh"
 cd "$build_dir"
-ctest --output-on-failure --no-tests=error -j "$(nproc)" "$@"
+ctest --output-on-failure --no-tests=error -j "$(nproc)" "$@" && exit 0
+rc=$?
+# A long run's log shows its end first: each failed test's last lines again, here.
+awk '/^[0-9]+\/[0-9]+ Test: / { name = substr($0, index($0, ": ") + 2); n = 0 }
+     /^<end of output>$/ { out = 0 }
+     out { tail[n++ % 8] = $0 }
+     /^Output:$/ { out = 1; getline }
+     /^Test Failed/ { print "--- failed: " name
+                      for (i = (n > 8 ? n - 8 : 0); i < n; ++i) print "    " tail[i % 8] }' \
+  Testing/Temporary/LastTest.log >&2 || true
+exit $rc
