@@ -102,11 +102,8 @@ def environment(home, extra=None):
            "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb", "NO_COLOR": "1",
            "CLICOLOR": "0", "GCC_COLORS": "",
            # Idle OpenMP threads sleep, so that the CPU time each thread used is the work it did.
-           "OMP_WAIT_POLICY": "passive",
-           # Open MPI: more ranks than cores (tests at 3 and 4 ranks), a waiting rank yields.
-           "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_mpi_yield_when_idle": "1"}
-    if procs.as_root():
-        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+           # (MPI's settings are the launcher's: run_scripts/mpi_launch.sh, --yield.)
+           "OMP_WAIT_POLICY": "passive"}
     for cuda in ("/usr/local/cuda/bin",):
         if os.path.isdir(cuda):
             env["PATH"] = cuda + ":" + env["PATH"]
