@@ -188,13 +188,92 @@ def sweeps(data):
 
 
 def peak(data):
-    rows = read(data, "peak.csv")
+    """peak.csv's rows, and the whole-sample rows of layers.csv (the same measurement)."""
+    rows = read(data, "peak.csv") + [r for r in read(data, "layers.csv")
+                                     if r["layer"] == "whole sample"]
     number, runs = runs_of(rows)
     body = [[str(number[run_key(r)]), r["vectors"], r["kernels"], r["peak_gflops"],
              r["ns_per_sample"], r["pct_peak"] + ("%" if r["pct_peak"] else "")]
             for r in in_run_order(rows, number)]
     return table(["run", "vector floats", "kernels", "one-core peak (GFLOP/s)",
                   "ns per sample", "% of peak"], body) + [""] + runs
+
+
+def layers(data):
+    """Per-layer ns per sample of each kernels, layers down, kernels across, per run."""
+    rows = read(data, "layers.csv")
+    number, runs = runs_of(rows)
+    kernels = kernels_of(rows)
+    pivot, order = {}, []
+    for r in in_run_order(rows, number):
+        key = (number[run_key(r)], r["layer"])
+        if key not in pivot:
+            pivot[key] = {}
+            order.append(key)
+        pivot[key][r["kernels"]] = r
+    shown = [k for k in kernels if any(k in v for v in pivot.values())]
+    header = ["run", "layer"]
+    for k in shown:
+        header += [f"`{k}` ns"] + ([f"`{k}` % peak"] if k != "ref" else [])
+    body = []
+    for n, layer in order:
+        line = [str(n), f"**{layer}**" if layer == "whole sample" else layer]
+        for k in shown:
+            r = pivot[(n, layer)].get(k)
+            line.append(r["ns_per_sample"] if r else "")
+            if k != "ref":
+                line.append(r["pct_peak"] + "%" if r and r["pct_peak"] else "")
+        body.append(line)
+    return table(header, body) + [""] + runs
+
+
+FLOP_PER_SAMPLE = 372384  # the multiply-adds of one training sample, 2 FLOP each
+
+
+def mca(data):
+    """llvm-mca's cycles per sample for each layer's loops and target, beside a measurement
+    (target "measured": ns and cycles); the modelled loops' total and its % of the target's
+    FLOP a cycle (a "whole sample" row gives the measurement's total)."""
+    rows = read(data, "mca.csv")
+    number, runs = runs_of(rows)
+    targets, order, cells, flops = [], [], {}, {}
+    for r in rows:
+        if r["target"] not in targets:
+            targets.append(r["target"])
+        flops[r["target"]] = int(r["flop_per_cycle"])
+        key = (r["layer"], r["loop"])
+        if r["layer"] != "whole sample" and key not in order:
+            order.append(key)
+        cells[key + (r["target"],)] = r
+    models = [t for t in targets if t != "measured"]
+    header = ["layer", "loop"] + models + (["measured, ns", "measured, cycles"]
+                                           if "measured" in targets else [])
+
+    def measured(r):
+        return [r["ns"], r["cycles"]] if r else ["", ""]
+
+    body = []
+    for layer, loop in order:
+        line = [layer, loop] + [cells.get((layer, loop, t), {}).get("cycles", "") for t in models]
+        if "measured" in targets:
+            line += measured(cells.get((layer, loop, "measured")))
+        body.append(line)
+    total = {t: sum(int(r["cycles"]) for k, r in cells.items() if k[2] == t
+                    and k[0] != "whole sample") for t in models}
+    whole = cells.get(("whole sample", "", "measured"))
+    line = ["all modelled loops", ""] + [str(total[t]) for t in models]
+    if "measured" in targets:
+        line += measured(whole)
+        line[-2] += " (whole sample)" if whole else ""
+    body.append(line)
+    pct = ["% of the CPU's peak", ""] + [
+        f"{100 * FLOP_PER_SAMPLE / total[t] / flops[t]:.0f}% of {flops[t]} FLOP a cycle"
+        for t in models]
+    if "measured" in targets:
+        pct += [f"{100 * FLOP_PER_SAMPLE / int(whole['cycles']) / flops['measured']:.0f}% of "
+                f"{flops['measured']} FLOP a cycle" if whole else "", ""]
+    body.append(pct)
+    return table(header, body) + [""] + runs
 
 
 def peers(data):
@@ -249,8 +328,10 @@ SECTIONS = {
     "scaling": ("docs/results.md", "scaling.csv", scaling),
     "vector-widths": ("docs/results.md", "vector_widths.csv", vector_widths),
     "build-times": ("docs/results.md", "build_times.csv", build_times),
+    "layers": ("docs/performance.md", "layers.csv", layers),
+    "mca": ("docs/performance.md", "mca.csv", mca),
 }
-PAGES = ("README.md", "docs/results.md")
+PAGES = tuple(dict.fromkeys(page for page, _, _ in SECTIONS.values()))
 
 
 def render(data):
