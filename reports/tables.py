@@ -276,6 +276,70 @@ def mca(data):
     return table(header, body) + [""] + runs
 
 
+def sim_scaling(data):
+    """scale_sim.sh's study: speedup over 1 rank per platform and series, P across (the
+    efficiency and an algorithm other than rdb in brackets where recorded), and the allreduce's
+    time per step."""
+    rows = read(data, "sim_scaling.csv")
+    number, runs = runs_of(rows)
+    ranks = sorted({int(r["ranks"]) for r in rows})
+    order, cells, best = [], {}, {}
+    for r in in_run_order(rows, number):
+        key = (str(number[run_key(r)]), r["platform"], r["series"])
+        if key not in order:
+            order.append(key)
+        if r["comm_us"]:
+            cells[key + (int(r["ranks"]),)] = f"{r['comm_us']} us"
+        else:
+            extra = [e for e in (r["efficiency"] + "%" if r["efficiency"] else "",
+                                 r["algorithm"] if r["algorithm"] not in ("", "rdb") else "")
+                     if e]
+            cells[key + (int(r["ranks"]),)] = f"{r['speedup']}x" + (
+                f" ({', '.join(extra)})" if extra else "")
+        best.setdefault(key, r["best"])
+    body = [list(k) + [cells.get(k + (p,), "-") for p in ranks] + [best[k]] for k in order]
+    return table(["run", "platform", "series"] + [f"P = {p}" for p in ranks] + ["best"], body) \
+        + [""] + runs
+
+
+def shapes(data):
+    """scale_sim.sh --shapes: seconds per epoch per node count and shape (ranks per node x
+    threads per rank), per batch; the fastest shape per node count in bold, its speedup over the
+    fastest on one node, and the fastest allocation."""
+    rows = read(data, "shapes.csv")
+    number, runs = runs_of(rows)
+    out = []
+    for n in sorted(set(number.values())):
+        mine = [r for r in rows if number[run_key(r)] == n]
+        for b in sorted({int(r["batch"]) for r in mine}):
+            rs = [r for r in mine if int(r["batch"]) == b]
+            shapes = sorted({(int(r["ranks_per_node"]), int(r["threads"])) for r in rs})
+            nodes = sorted({int(r["nodes"]) for r in rs})
+            t = {(int(r["nodes"]), int(r["ranks_per_node"]), int(r["threads"])):
+                 r["seconds_per_epoch"] for r in rs}
+            fastest = {k: min((s for s in shapes if (k,) + s in t),
+                              key=lambda s: float(t[(k,) + s])) for k in nodes}
+            one = float(t[(nodes[0],) + fastest[nodes[0]]])
+            body = []
+            for k in nodes:
+                line = [str(k)]
+                for s in shapes:
+                    v = t.get((k,) + s, "-")
+                    line.append(f"**{v}**" if s == fastest[k] else v)
+                f = fastest[k]
+                line += [f"{f[0]} x {f[1]}", f"{one / float(t[(k,) + f]):.2f}x"]
+                body.append(line)
+            header = ["nodes"] + [f"{r} rank{'s' if r > 1 else ''} x {th} thread"
+                                  f"{'s' if th > 1 else ''}" for r, th in shapes]
+            k = min(nodes, key=lambda k: float(t[(k,) + fastest[k]]))
+            f = fastest[k]
+            out += [f"Run {n}, B = {b}, seconds per epoch. Fastest: {k} node"
+                    f"{'s' if k > 1 else ''} of {f[0]} rank{'s' if f[0] > 1 else ''} x {f[1]} "
+                    f"thread{'s' if f[1] > 1 else ''}, {t[(k,) + f]} s.", ""]
+            out += table(header + ["fastest", "speedup over 1 node"], body) + [""]
+    return out + runs
+
+
 def peers(data):
     rows = read(data, "peers.csv")
     number, runs = runs_of(rows)
@@ -293,11 +357,14 @@ def scaling(data):
     for r in in_run_order(rows, number):
         comm = (f"{r['measured_comm_ms']} / {r['simulated_comm_ms']}"
                 if r["measured_comm_ms"] else "")
+        if comm and r.get("comm_residual"):
+            comm += f" ({r['comm_residual']})"
         body.append([str(number[run_key(r)]), r["setup"], r["link"], r["hosts"], r["batch"],
-                     r["measured_s"], r["simulated_s"], r["residual"], r["simulated_bucket_s"],
-                     r["residual_bucket"], comm])
+                     r["measured_s"], r["simulated_s"], r["residual"], r.get("bucket_wait_us", ""),
+                     r["simulated_bucket_s"], r["residual_bucket"], comm])
     return table(["run", "set-up", "link", "hosts", "B", "measured (s/epoch)",
-                  "simulated (s/epoch)", "residual", "simulated, token bucket", "residual",
+                  "simulated (s/epoch)", "residual", "token bucket's wait per message (us)",
+                  "simulated, token bucket", "residual",
                   "allreduce per step, measured / simulated (ms)"], body) + [""] + runs
 
 
@@ -330,6 +397,8 @@ SECTIONS = {
     "build-times": ("docs/results.md", "build_times.csv", build_times),
     "layers": ("docs/performance.md", "layers.csv", layers),
     "mca": ("docs/performance.md", "mca.csv", mca),
+    "sim-scaling": ("docs/scaling.md", "sim_scaling.csv", sim_scaling),
+    "shapes": ("docs/scaling.md", "shapes.csv", shapes),
 }
 PAGES = tuple(dict.fromkeys(page for page, _, _ in SECTIONS.values()))
 
