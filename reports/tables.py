@@ -1,4 +1,5 @@
-"""The results tables of docs/results.md and README.md, rendered from the committed CSVs.
+"""The results tables of docs/results.md, README.md, docs/performance.md and docs/scaling.md,
+rendered from the committed CSVs (SECTIONS says which table goes to which page).
 
   python3 -m reports tables [--root DIR] [--data DIR] [--write | --check]
 
