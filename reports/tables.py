@@ -1,5 +1,5 @@
-"""The results tables of docs/results.md, README.md, docs/performance.md and docs/scaling.md,
-rendered from the committed CSVs (SECTIONS says which table goes to which page).
+"""The results tables of docs/results.md, README.md, docs/performance.md, docs/scaling.md and
+docs/strategies.md, rendered from the committed CSVs (SECTIONS says which goes to which page).
 
   python3 -m reports tables [--root DIR] [--data DIR] [--write | --check]
 
@@ -341,6 +341,25 @@ def shapes(data):
     return out + runs
 
 
+def layer_times(data):
+    """--timing's seconds per layer in one epoch, one row per program, the layers across."""
+    rows = read(data, "layer_times.csv")
+    number, runs = runs_of(rows)
+    layers, order, cells = [], [], {}
+    for r in in_run_order(rows, number):
+        if r["layer"] not in layers:
+            layers.append(r["layer"])
+        w = r["threads"]
+        label = (f"{r['backend']} {r['kernels']}" if r["strategy"] == "-" else
+                 f"{r['backend']} {r['strategy']} {r['kernels']}, {w} thread{'s' if w != '1' else ''}")
+        key = (str(number[run_key(r)]), label, r["batch"])
+        if key not in order:
+            order.append(key)
+        cells[key + (r["layer"],)] = r["seconds"]
+    body = [list(k) + [cells.get(k + (l,), "") for l in layers] for k in order]
+    return table(["run", "program", "B"] + layers, body) + [""] + runs
+
+
 def peers(data):
     rows = read(data, "peers.csv")
     number, runs = runs_of(rows)
@@ -400,6 +419,7 @@ SECTIONS = {
     "mca": ("docs/performance.md", "mca.csv", mca),
     "sim-scaling": ("docs/scaling.md", "sim_scaling.csv", sim_scaling),
     "shapes": ("docs/scaling.md", "shapes.csv", shapes),
+    "layer-times": ("docs/strategies.md", "layer_times.csv", layer_times),
 }
 PAGES = tuple(dict.fromkeys(page for page, _, _ in SECTIONS.values()))
 
