@@ -1,4 +1,5 @@
-"""The results tables of docs/results.md and README.md, rendered from the committed CSVs.
+"""The results tables of docs/results.md, README.md, docs/performance.md, docs/scaling.md and
+docs/strategies.md, rendered from the committed CSVs (SECTIONS says which goes to which page).
 
   python3 -m reports tables [--root DIR] [--data DIR] [--write | --check]
 
@@ -188,13 +189,175 @@ def sweeps(data):
 
 
 def peak(data):
-    rows = read(data, "peak.csv")
+    """peak.csv's rows, and the whole-sample rows of layers.csv (the same measurement)."""
+    rows = read(data, "peak.csv") + [r for r in read(data, "layers.csv")
+                                     if r["layer"] == "whole sample"]
     number, runs = runs_of(rows)
     body = [[str(number[run_key(r)]), r["vectors"], r["kernels"], r["peak_gflops"],
              r["ns_per_sample"], r["pct_peak"] + ("%" if r["pct_peak"] else "")]
             for r in in_run_order(rows, number)]
     return table(["run", "vector floats", "kernels", "one-core peak (GFLOP/s)",
                   "ns per sample", "% of peak"], body) + [""] + runs
+
+
+def layers(data):
+    """Per-layer ns per sample of each kernels, layers down, kernels across, per run."""
+    rows = read(data, "layers.csv")
+    number, runs = runs_of(rows)
+    kernels = kernels_of(rows)
+    pivot, order = {}, []
+    for r in in_run_order(rows, number):
+        key = (number[run_key(r)], r["layer"])
+        if key not in pivot:
+            pivot[key] = {}
+            order.append(key)
+        pivot[key][r["kernels"]] = r
+    shown = [k for k in kernels if any(k in v for v in pivot.values())]
+    header = ["run", "layer"]
+    for k in shown:
+        header += [f"`{k}` ns"] + ([f"`{k}` % peak"] if k != "ref" else [])
+    body = []
+    for n, layer in order:
+        line = [str(n), f"**{layer}**" if layer == "whole sample" else layer]
+        for k in shown:
+            r = pivot[(n, layer)].get(k)
+            line.append(r["ns_per_sample"] if r else "")
+            if k != "ref":
+                line.append(r["pct_peak"] + "%" if r and r["pct_peak"] else "")
+        body.append(line)
+    return table(header, body) + [""] + runs
+
+
+FLOP_PER_SAMPLE = 372384  # the multiply-adds of one training sample, 2 FLOP each
+
+
+def mca(data):
+    """llvm-mca's cycles per sample for each layer's loops and target, beside a measurement
+    (target "measured": ns and cycles); the modelled loops' total and its % of the target's
+    FLOP a cycle (a "whole sample" row gives the measurement's total)."""
+    rows = read(data, "mca.csv")
+    number, runs = runs_of(rows)
+    targets, order, cells, flops = [], [], {}, {}
+    for r in rows:
+        if r["target"] not in targets:
+            targets.append(r["target"])
+        flops[r["target"]] = int(r["flop_per_cycle"])
+        key = (r["layer"], r["loop"])
+        if r["layer"] != "whole sample" and key not in order:
+            order.append(key)
+        cells[key + (r["target"],)] = r
+    models = [t for t in targets if t != "measured"]
+    header = ["layer", "loop"] + models + (["measured, ns", "measured, cycles"]
+                                           if "measured" in targets else [])
+
+    def measured(r):
+        return [r["ns"], r["cycles"]] if r else ["", ""]
+
+    body = []
+    for layer, loop in order:
+        line = [layer, loop] + [cells.get((layer, loop, t), {}).get("cycles", "") for t in models]
+        if "measured" in targets:
+            line += measured(cells.get((layer, loop, "measured")))
+        body.append(line)
+    total = {t: sum(int(r["cycles"]) for k, r in cells.items() if k[2] == t
+                    and k[0] != "whole sample") for t in models}
+    whole = cells.get(("whole sample", "", "measured"))
+    line = ["all modelled loops", ""] + [str(total[t]) for t in models]
+    if "measured" in targets:
+        line += measured(whole)
+        line[-2] += " (whole sample)" if whole else ""
+    body.append(line)
+    pct = ["% of the CPU's peak", ""] + [
+        f"{100 * FLOP_PER_SAMPLE / total[t] / flops[t]:.0f}% of {flops[t]} FLOP a cycle"
+        for t in models]
+    if "measured" in targets:
+        pct += [f"{100 * FLOP_PER_SAMPLE / int(whole['cycles']) / flops['measured']:.0f}% of "
+                f"{flops['measured']} FLOP a cycle" if whole else "", ""]
+    body.append(pct)
+    return table(header, body) + [""] + runs
+
+
+def sim_scaling(data):
+    """scale_sim.sh's study: speedup over 1 rank per platform and series, P across (the
+    efficiency and an algorithm other than rdb in brackets where recorded), and the allreduce's
+    time per step."""
+    rows = read(data, "sim_scaling.csv")
+    number, runs = runs_of(rows)
+    ranks = sorted({int(r["ranks"]) for r in rows})
+    order, cells, best = [], {}, {}
+    for r in in_run_order(rows, number):
+        key = (str(number[run_key(r)]), r["platform"], r["series"])
+        if key not in order:
+            order.append(key)
+        if r["comm_us"]:
+            cells[key + (int(r["ranks"]),)] = f"{r['comm_us']} us"
+        else:
+            extra = [e for e in (r["efficiency"] + "%" if r["efficiency"] else "",
+                                 r["algorithm"] if r["algorithm"] not in ("", "rdb") else "")
+                     if e]
+            cells[key + (int(r["ranks"]),)] = f"{r['speedup']}x" + (
+                f" ({', '.join(extra)})" if extra else "")
+        best.setdefault(key, r["best"])
+    body = [list(k) + [cells.get(k + (p,), "-") for p in ranks] + [best[k]] for k in order]
+    return table(["run", "platform", "series"] + [f"P = {p}" for p in ranks] + ["best"], body) \
+        + [""] + runs
+
+
+def shapes(data):
+    """scale_sim.sh --shapes: seconds per epoch per node count and shape (ranks per node x
+    threads per rank), per batch; the fastest shape per node count in bold, its speedup over the
+    fastest on one node, and the fastest allocation."""
+    rows = read(data, "shapes.csv")
+    number, runs = runs_of(rows)
+    out = []
+    for n in sorted(set(number.values())):
+        mine = [r for r in rows if number[run_key(r)] == n]
+        for b in sorted({int(r["batch"]) for r in mine}):
+            rs = [r for r in mine if int(r["batch"]) == b]
+            shapes = sorted({(int(r["ranks_per_node"]), int(r["threads"])) for r in rs})
+            nodes = sorted({int(r["nodes"]) for r in rs})
+            t = {(int(r["nodes"]), int(r["ranks_per_node"]), int(r["threads"])):
+                 r["seconds_per_epoch"] for r in rs}
+            fastest = {k: min((s for s in shapes if (k,) + s in t),
+                              key=lambda s: float(t[(k,) + s])) for k in nodes}
+            one = float(t[(nodes[0],) + fastest[nodes[0]]])
+            body = []
+            for k in nodes:
+                line = [str(k)]
+                for s in shapes:
+                    v = t.get((k,) + s, "-")
+                    line.append(f"**{v}**" if s == fastest[k] else v)
+                f = fastest[k]
+                line += [f"{f[0]} x {f[1]}", f"{one / float(t[(k,) + f]):.2f}x"]
+                body.append(line)
+            header = ["nodes"] + [f"{r} rank{'s' if r > 1 else ''} x {th} thread"
+                                  f"{'s' if th > 1 else ''}" for r, th in shapes]
+            k = min(nodes, key=lambda k: float(t[(k,) + fastest[k]]))
+            f = fastest[k]
+            out += [f"Run {n}, B = {b}, seconds per epoch. Fastest: {k} node"
+                    f"{'s' if k > 1 else ''} of {f[0]} rank{'s' if f[0] > 1 else ''} x {f[1]} "
+                    f"thread{'s' if f[1] > 1 else ''}, {t[(k,) + f]} s.", ""]
+            out += table(header + ["fastest", "speedup over 1 node"], body) + [""]
+    return out + runs
+
+
+def layer_times(data):
+    """--timing's seconds per layer in one epoch, one row per program, the layers across."""
+    rows = read(data, "layer_times.csv")
+    number, runs = runs_of(rows)
+    layers, order, cells = [], [], {}
+    for r in in_run_order(rows, number):
+        if r["layer"] not in layers:
+            layers.append(r["layer"])
+        w = r["threads"]
+        label = (f"{r['backend']} {r['kernels']}" if r["strategy"] == "-" else
+                 f"{r['backend']} {r['strategy']} {r['kernels']}, {w} thread{'s' if w != '1' else ''}")
+        key = (str(number[run_key(r)]), label, r["batch"])
+        if key not in order:
+            order.append(key)
+        cells[key + (r["layer"],)] = r["seconds"]
+    body = [list(k) + [cells.get(k + (l,), "") for l in layers] for k in order]
+    return table(["run", "program", "B"] + layers, body) + [""] + runs
 
 
 def peers(data):
@@ -214,11 +377,14 @@ def scaling(data):
     for r in in_run_order(rows, number):
         comm = (f"{r['measured_comm_ms']} / {r['simulated_comm_ms']}"
                 if r["measured_comm_ms"] else "")
+        if comm and r.get("comm_residual"):
+            comm += f" ({r['comm_residual']})"
         body.append([str(number[run_key(r)]), r["setup"], r["link"], r["hosts"], r["batch"],
-                     r["measured_s"], r["simulated_s"], r["residual"], r["simulated_bucket_s"],
-                     r["residual_bucket"], comm])
+                     r["measured_s"], r["simulated_s"], r["residual"], r.get("bucket_wait_us", ""),
+                     r["simulated_bucket_s"], r["residual_bucket"], comm])
     return table(["run", "set-up", "link", "hosts", "B", "measured (s/epoch)",
-                  "simulated (s/epoch)", "residual", "simulated, token bucket", "residual",
+                  "simulated (s/epoch)", "residual", "token bucket's wait per message (us)",
+                  "simulated, token bucket", "residual",
                   "allreduce per step, measured / simulated (ms)"], body) + [""] + runs
 
 
@@ -249,8 +415,13 @@ SECTIONS = {
     "scaling": ("docs/results.md", "scaling.csv", scaling),
     "vector-widths": ("docs/results.md", "vector_widths.csv", vector_widths),
     "build-times": ("docs/results.md", "build_times.csv", build_times),
+    "layers": ("docs/performance.md", "layers.csv", layers),
+    "mca": ("docs/performance.md", "mca.csv", mca),
+    "sim-scaling": ("docs/scaling.md", "sim_scaling.csv", sim_scaling),
+    "shapes": ("docs/scaling.md", "shapes.csv", shapes),
+    "layer-times": ("docs/strategies.md", "layer_times.csv", layer_times),
 }
-PAGES = ("README.md", "docs/results.md")
+PAGES = tuple(dict.fromkeys(page for page, _, _ in SECTIONS.values()))
 
 
 def render(data):

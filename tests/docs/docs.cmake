@@ -1,10 +1,11 @@
 # The docs test (label docs): README.md, docs/ and .ci/run name only files, flags, CTest tests,
-# labels and CSV columns that exist, their results tables quote the committed CSVs as they are,
-# and the generated results sections of README.md and docs/results.md are what reports/tables.py
-# renders from docs/data/ (tests/docs/docs_test.py says the rules). It reads the flags from the
-# built executables' --help and the tests from `ctest -N` of this build, and first checks a copy
-# of the docs with a planted wrong figure, missing path and missing flag, a hand-edited generated
-# figure and a data row without its date and machine, demanding exactly those failures.
+# labels and CSV columns that exist, their results tables and the figures their prose quotes
+# (csv-quote comments) are the committed CSVs' as they are, and the generated sections of
+# README.md and docs/ are what reports/tables.py renders from docs/data/ (tests/docs/docs_test.py
+# says the rules). It reads the flags from the built executables' --help and the tests from
+# `ctest -N` of this build, and first checks a copy of the docs with a planted wrong figure,
+# wrong quoted figure, missing path and missing flag, a hand-edited generated figure and a data
+# row without its date and machine, demanding exactly those failures.
 find_package(Python3 COMPONENTS Interpreter QUIET)
 if(Python3_Interpreter_FOUND)
   set(_docs_test "docs: README and docs/ name only files, flags, tests and CSV columns that exist")

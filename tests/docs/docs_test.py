@@ -60,7 +60,17 @@ The rules, made narrow so that a failure is a real problem (no false positives):
    renders from the committed CSVs (a figure edited by hand, or a CSV changed without
    regenerating, fails at the first differing line), and every CSV row must name its date
    (YYYY-MM-DD), machine and cores, and its command or source. The CSVs are ROOT's docs/data/
-   where ROOT has one, else TREE's.
+   where ROOT has one, else TREE's. (The pages are those of reports/tables.py's SECTIONS:
+   docs/performance.md and docs/scaling.md hold generated sections too.)
+
+7. Figures quoted in prose. A paragraph that quotes a committed CSV's figure says which, in a
+   comment inside it:
+     <!-- csv-quote: PATH; column=value, ...; figures: column, ... -->
+   The column=value pairs must select exactly one row of PATH (docs/data/ as in rule 6, else
+   TREE's file), and each figure column's value must appear in the paragraph's text (the
+   comment left out) as a number equal to it rounded to the decimals the text shows ("1.99x"
+   for 1.99, "96%" for 96, "0.33 s" for 0.3329; a "%", "x" or "+" of the CSV's value is
+   ignored). A figure typed into prose by hand then fails when it differs from the CSV.
 """
 import argparse
 import csv
@@ -75,6 +85,7 @@ import sys
 import tempfile
 
 DOC_GLOBS = ["README.md", "docs/*.md", "docs/labs/*.md", "docs/*.ipynb", ".ci/run"]
+HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def doc_files(root):
@@ -109,7 +120,7 @@ class Checker:
         self.failures = []
         self._anchor_cache = {}
         self.counts = {"paths": 0, "anchors": 0, "flags": 0, "tests": 0, "labels": 0, "columns": 0,
-                       "figures": 0, "sections": 0, "rows": 0}
+                       "figures": 0, "sections": 0, "rows": 0, "quotes": 0}
         self.unchecked_exes = set()
         self._load_tree()
         self._load_build()
@@ -450,6 +461,70 @@ class Checker:
             self._rendered = module.render(data)
         return self._tables_module, self._data
 
+    # ---- rule 7: figures quoted in prose against committed CSVs ----
+    QUOTE = re.compile(r"<!--\s*csv-quote:\s*(.*?)\s*-->")
+    NUMBER = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?")
+
+    def _csv_rows(self, path):
+        full = os.path.join(self.root, path)
+        if not os.path.exists(full):
+            full = os.path.join(self.tree, path)
+        if not os.path.exists(full):
+            return None
+        with open(full, newline="", encoding="utf-8") as f:
+            return [{k: (v or "").strip() for k, v in r.items() if k is not None}
+                    for r in csv.DictReader(f)]
+
+    @staticmethod
+    def quote_spec(text):
+        """(path, [(column, value)], [figure columns]) of a csv-quote comment's text."""
+        parts = [p.strip() for p in text.split(";")]
+        where, figures = [], []
+        for p in parts[1:]:
+            if p.startswith("figures:"):
+                figures = [c.strip() for c in p[len("figures:"):].split(",") if c.strip()]
+            else:
+                # Pairs split at a comma before the next "column=": a value may hold commas.
+                where += [tuple(s.strip() for s in pair.split("=", 1))
+                          for pair in re.split(r",\s*(?=[a-z_][a-z0-9_]*=)", p) if "=" in pair]
+        return parts[0], where, figures
+
+    @staticmethod
+    def paragraph_of(lines, n):
+        """The text of the paragraph holding line n (1-based), its comments left out."""
+        a = b = n - 1
+        while a > 0 and lines[a - 1].strip():
+            a -= 1
+        while b + 1 < len(lines) and lines[b + 1].strip():
+            b += 1
+        return re.sub(r"<!--.*?-->", " ", "\n".join(lines[a:b + 1]), flags=re.S)
+
+    def check_quotes(self, rel, lines):
+        for n, line in enumerate(lines, 1):
+            for m in self.QUOTE.finditer(line):
+                path, where, figures = self.quote_spec(m.group(1))
+                rows = self._csv_rows(path)
+                if rows is None:
+                    self.fail(f"{rel}:{n}", f"csv-quote {path}: no such file")
+                    continue
+                match = [r for r in rows if all(r.get(c) == v for c, v in where)]
+                if len(match) != 1 or not figures:
+                    self.fail(f"{rel}:{n}", f"csv-quote {path}: {len(match)} rows have "
+                              f"{', '.join(f'{c}={v}' for c, v in where)} (one must)"
+                              + ("" if figures else ", and no figures: named"))
+                    continue
+                numbers = self.NUMBER.findall(self.paragraph_of(lines, n))
+                for col in figures:
+                    self.counts["quotes"] += 1
+                    if col not in match[0]:
+                        self.fail(f"{rel}:{n}", f"csv-quote {path}: no column {col}")
+                        continue
+                    value = match[0][col].strip("%x+ ")
+                    if not any(_same(x.rstrip(","), value) for x in numbers
+                               if "." in x or "." not in value):  # "2 threads" is no 1.99
+                        self.fail(f"{rel}:{n}", f"csv-quote {path}: the paragraph quotes no "
+                                  f"figure equal to {col} {match[0][col]} (as shown, rounded)")
+
     def check_generated(self, rel, lines):
         tables, data = self._tables()
         if rel not in tables.PAGES:
@@ -477,6 +552,7 @@ class Checker:
             self.check_columns(rel, lines)
             self.check_figures(rel, lines)
             self.check_generated(rel, lines)
+            self.check_quotes(rel, lines)
         return self.failures
 
 
@@ -523,6 +599,7 @@ def plant(root):
         if expected:
             break
     expected += plant_generated(root)
+    expected += plant_quote(root)
     readme = os.path.join(root, "README.md")
     with open(readme, encoding="utf-8") as f:
         n = f.read().count("\n")
@@ -531,6 +608,48 @@ def plant(root):
     expected.append(("README.md", n + 2, "run_scripts/no_such_script.sh"))
     expected.append(("README.md", n + 2, "--no-such-flag"))
     return expected
+
+
+def plant_quote(root):
+    """Plants, in the copy under root, a wrong figure in the first paragraph that quotes a CSV
+    (rule 7): each number of it that shows the first figure, plus one in its last decimal.
+    Returns the failure expected, at the csv-quote comment's line."""
+    for rel in doc_files(root):
+        if not rel.endswith(".md"):
+            continue
+        lines = read_lines(root, rel)
+        for n, line in enumerate(lines, 1):
+            m = Checker.QUOTE.search(line)
+            if not m:
+                continue
+            path, where, figures = Checker.quote_spec(m.group(1))
+            full = os.path.join(root, path)
+            with open(full if os.path.exists(full) else os.path.join(HERE, path),
+                      newline="", encoding="utf-8") as f:
+                row = [r for r in csv.DictReader(f)
+                       if all((r.get(c) or "").strip() == v for c, v in where)][0]
+            value = row[figures[0]].strip("%x+ ")
+            a = b = n - 1
+            while a > 0 and lines[a - 1].strip():
+                a -= 1
+            while b + 1 < len(lines) and lines[b + 1].strip():
+                b += 1
+
+            def wrong(x):
+                text = x.group(0)
+                if not _same(text.rstrip(","), value) or ("." not in text and "." in value):
+                    return text
+                decimals = len(text.split(".")[1]) if "." in text else 0
+                return f"{float(text.replace(',', '')) + 10 ** -decimals:.{decimals}f}"
+            for k in range(a, b + 1):
+                parts = re.split(r"(<!--.*?-->)", lines[k])
+                lines[k] = "".join(p if p.startswith("<!--") else Checker.NUMBER.sub(wrong, p)
+                                   for p in parts)
+            with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
+                f.write("\n".join(lines))
+            return [(rel, n, f"csv-quote {path}: the paragraph quotes no figure equal to "
+                     f"{figures[0]}")]
+    return []
 
 
 def plant_generated(root):
@@ -588,7 +707,7 @@ def self_test(args, real_failures):
         expected = plant(tmp)
         got = Checker(tmp, args.tree, args.build, args.ctest).run()
     new = [f for f in got if f not in real_failures]
-    ok = len(expected) == 6 and len(new) == len(expected)
+    ok = len(expected) == 7 and len(new) == len(expected)
     for rel, line, text in expected:
         found = [f for f in new if f.startswith(f"{rel}:{line}:") and text in f]
         print(f"self-test: planted at {rel}:{line} ({text}) -> "
@@ -621,7 +740,8 @@ def main():
     c = checker.counts
     print(f"docs: {c['paths']} paths, {c['anchors']} anchors, {c['flags']} flags of {len(checker.exes)} executables, "
           f"{c['tests']} test names, {c['labels']} labels, {c['columns']} CSV columns, "
-          f"{c['figures']} figures, {c['sections']} generated sections, {c['rows']} data rows "
+          f"{c['figures']} figures, {c['sections']} generated sections, {c['rows']} data rows, "
+          f"{c['quotes']} quoted figures "
           f"checked; {len(failures)} wrong")
     if checker.unchecked_exes:
         print("docs: flags of " + ", ".join(sorted(checker.unchecked_exes))
