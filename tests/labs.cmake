@@ -37,6 +37,8 @@ if(Python3_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/labkit/tests/test_labkit.py)
   add_test(NAME "labkit: Gradescope, PrairieLearn and GitHub Classroom results"
     COMMAND ${_labkit} platforms)
   list(APPEND _labkit_tests "labkit: Gradescope, PrairieLearn and GitHub Classroom results")
+  # COST: the gradings, one at a time, are the suite's longest chain (about 20 minutes on 2
+  # cores): they start first, and the other tests fill the other core beside them.
   set_tests_properties(${_labkit_tests} PROPERTIES LABELS labkit SKIP_RETURN_CODE 77
-    RESOURCE_LOCK lab-cache TIMEOUT 1800)
+    RESOURCE_LOCK lab-cache TIMEOUT 1800 COST 1000)
 endif()
