@@ -34,7 +34,7 @@ native_packages="g++ make cmake libcatch2-dev libcli11-dev zlib1g-dev libopenmpi
 arm64_packages="crossbuild-essential-arm64 qemu-user zlib1g-dev:arm64"
 arm64_swapped=libcatch2-dev:arm64
 # The most a stage may take, in seconds (a loaded 2-core machine builds in 7 minutes); CTest's
-# TIMEOUT (tests/portability.cmake) bounds the whole test.
+# TIMEOUT (tests/portability/portability.cmake) bounds the whole test.
 stage_limit=1500
 
 skip() { echo "SKIPPED: $*"; exit 77; }
