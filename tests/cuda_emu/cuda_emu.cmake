@@ -53,9 +53,9 @@ add_executable(lenet_cuda_emu_tests ${PROJECT_SOURCE_DIR}/tests/unit/test_cuda.c
 target_link_libraries(lenet_cuda_emu_tests PRIVATE
   lenet_cuda_emu lenet_serial lenet_test_support lenet_catch2)
 lenet_catch_tests(lenet_cuda_emu_tests PREFIX "cuda-emulated: " SPEC "[lab5]"
-  LABELS cuda-emulated lab5-emulated lab5-emulated-vectors ENVIRONMENT CUDA_EMU_SEED=2)
+  LABELS "cuda-emulated;lab5-emulated;lab5-emulated-vectors" ENVIRONMENT "CUDA_EMU_SEED=2")
 lenet_catch_tests(lenet_cuda_emu_tests PREFIX "cuda-emulated: " SPEC "~[lab5]"
-  LABELS cuda-emulated ENVIRONMENT CUDA_EMU_SEED=2)
+  LABELS "cuda-emulated" ENVIRONMENT "CUDA_EMU_SEED=2")
 
 # The emulation's own checks (each kind of bug it must catch) and the backend's error paths.
 lenet_cuda_emu_translate(probes_cpp ${emu}/probes.cu ${CMAKE_CURRENT_BINARY_DIR}/cuda_emu/probes.cu.cpp
@@ -65,7 +65,7 @@ add_executable(cuda_emu_selftests ${emu}/test_emulation.cpp ${emu}/test_hardenin
 target_include_directories(cuda_emu_selftests PRIVATE ${emu})
 target_link_libraries(cuda_emu_selftests PRIVATE
   lenet_cuda_emu lenet_test_support lenet_catch2)
-lenet_catch_tests(cuda_emu_selftests PREFIX "cuda-emulated: " LABELS cuda-emulated)
+lenet_catch_tests(cuda_emu_selftests PREFIX "cuda-emulated: " LABELS "cuda-emulated")
 
 # lenet-cuda-emu against lenet-serial, one epoch at B = 1, 7, 33, 100, 128 and 499, each with a
 # last batch of one sample, in shuffled orders; and the same bits in four orders.

@@ -28,16 +28,17 @@ add_executable(lenet_tests
   ${_unit}/test_vexp.cpp)
 target_link_libraries(lenet_tests PRIVATE lenet_serial lenet_test_support lenet_catch_main)
 lenet_catch_tests(lenet_tests PREFIX "serial: " SPEC "[lab4]~[batch]"
-  LABELS serial lab4 lab4-forward)
-lenet_catch_tests(lenet_tests PREFIX "serial: " SPEC "[lab4][batch]" LABELS serial lab4 lab4-batch)
-lenet_catch_tests(lenet_tests PREFIX "serial: " SPEC "~[lab4]" LABELS serial)
+  LABELS "serial;lab4;lab4-forward")
+lenet_catch_tests(lenet_tests PREFIX "serial: " SPEC "[lab4][batch]"
+  LABELS "serial;lab4;lab4-batch")
+lenet_catch_tests(lenet_tests PREFIX "serial: " SPEC "~[lab4]" LABELS "serial")
 
 # The fuzzers' seed corpus and every input they found a bug with, through the ordinary loaders
 # (fuzz/README.md): no libFuzzer needed, so this runs in every build.
 add_executable(lenet_regression_tests ${_unit}/test_regressions.cpp)
 target_include_directories(lenet_regression_tests PRIVATE ${PROJECT_SOURCE_DIR}/fuzz)
 target_link_libraries(lenet_regression_tests PRIVATE lenet_test_support lenet_catch_main)
-lenet_catch_tests(lenet_regression_tests PREFIX "serial: " LABELS serial)
+lenet_catch_tests(lenet_regression_tests PREFIX "serial: " LABELS "serial")
 
 if(TARGET lenet_openmp)
   # The PyTorch vectors for both strategies, bit-identity with lenet-serial at 1 to 4 threads,
@@ -52,19 +53,19 @@ if(TARGET lenet_openmp)
   # Tests tagged [lab1] or [lab2] are that lab's checks: the PyTorch vectors (labN-vectors), the
   # layer kernels' bits ([lab2][kernels]: lab2-kernels), bit-identity at 1 to 4 threads (the
   # rest: labN-threads).
-  set(_omp ENVIRONMENT OMP_WAIT_POLICY=passive)
+  set(_omp ENVIRONMENT "OMP_WAIT_POLICY=passive")
   lenet_catch_tests(lenet_openmp_tests PREFIX "openmp: " SPEC "[lab1][vectors]"
-    LABELS openmp lab1 lab1-vectors ${_omp})
+    LABELS "openmp;lab1;lab1-vectors" ${_omp})
   lenet_catch_tests(lenet_openmp_tests PREFIX "openmp: " SPEC "[lab1]~[vectors]"
-    LABELS openmp lab1 lab1-threads ${_omp})
+    LABELS "openmp;lab1;lab1-threads" ${_omp})
   lenet_catch_tests(lenet_openmp_tests PREFIX "openmp: " SPEC "[lab2][vectors]"
-    LABELS openmp lab2 lab2-vectors ${_omp})
+    LABELS "openmp;lab2;lab2-vectors" ${_omp})
   lenet_catch_tests(lenet_openmp_tests PREFIX "openmp: " SPEC "[lab2][kernels]"
-    LABELS openmp lab2 lab2-kernels ${_omp})
+    LABELS "openmp;lab2;lab2-kernels" ${_omp})
   lenet_catch_tests(lenet_openmp_tests PREFIX "openmp: " SPEC "[lab2]~[vectors]~[kernels]"
-    LABELS openmp lab2 lab2-threads ${_omp})
+    LABELS "openmp;lab2;lab2-threads" ${_omp})
   lenet_catch_tests(lenet_openmp_tests PREFIX "openmp: " SPEC "~[lab1]~[lab2]"
-    LABELS openmp ${_omp})
+    LABELS "openmp" ${_omp})
 endif()
 
 if(TARGET lenet_mpi)
