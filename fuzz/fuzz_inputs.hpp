@@ -1,6 +1,6 @@
 // How one fuzz input becomes files for the loaders, and what counts as a correct outcome.
 // Shared by the libFuzzer targets (fuzz_idx.cpp, fuzz_checkpoint.cpp), the seed generator
-// (make_corpus.cpp) and tests/test_regressions.cpp, which replays fuzz/corpus/ and
+// (make_corpus.cpp) and tests/unit/test_regressions.cpp, which replays fuzz/corpus/ and
 // fuzz/regressions/ in the ordinary test suite, so that all of them agree on the format.
 //
 // The rule: a loader either loads the file, and what it returns matches the bytes, or throws

@@ -6,7 +6,7 @@
 #   Open MPI's mpirun   --oversubscribe (it refuses more ranks than cores), --bind-to,
 #                       -q and --mca (--quiet, --yield, --eager-limit), OMPI_ALLOW_RUN_AS_ROOT*
 #                       (it refuses root); the one place these are set, but for ranks not
-#                       started through here (tests/slurm_test.sh's srun and sbatch jobs)
+#                       started through here (tests/system/slurm_test.sh's srun and sbatch jobs)
 #   Hydra's mpiexec     (MPICH, Intel MPI, MVAPICH) oversubscribes and runs as root as it
 #                       is, binds nothing by default, spells binding -bind-to core[:T]
 #   other               FindMPI's flags only (MPIEXEC_NUMPROC_FLAG, _PREFLAGS, _POSTFLAGS)

@@ -7,7 +7,7 @@
 #                            [CTEST_ARGS...]
 #   --cxx, --build, --cuda: as for setup.sh, e.g. --cxx clang++ builds into build-clang++/
 #                           (CMakePresets.json's clang++)
-#   CTEST_ARGS: the rest goes to ctest, e.g. -L serial or -R vectors
+#   CTEST_ARGS: the rest goes to ctest, e.g. -L serial or -L lab1 (tests are picked by label)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PROG="test.sh"

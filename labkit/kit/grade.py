@@ -488,11 +488,12 @@ class Grading:
                      (": every rank computed the whole batch?" if ratio > spec["max_ratio"] else
                       ": samples left uncomputed?" if ratio < low else ""))
 
-    def tests_of(self, t, pattern):
-        """[(name, command, working folder, skip code)] of Tree t's CTest tests matching
-        pattern, as CMake wrote them (the grader reads the file; no test runs)."""
+    def tests_of(self, t, label):
+        """[(name, command, working folder, skip code)] of Tree t's CTest tests that carry the
+        label (the whole label, not a part of one), as CMake wrote them (the grader reads the
+        file; no test runs)."""
         read, write = t.binds(writable=True)  # ctest writes its own files in the build
-        r = procs.run(["ctest", "--show-only=json-v1", "-R", pattern], timeout=60,
+        r = procs.run(["ctest", "--show-only=json-v1", "-L", f"^{label}$"], timeout=60,
                       cwd=t.build_in, untrusted=t is self.graded, read=read, write=write,
                       view=t.src_in != t.src, env=sandbox.environment(t.build_in), log=self)
         try:
@@ -528,12 +529,23 @@ class Grading:
                  if f.startswith("report.xml")}
         return r, found, here
 
-    def expected_reports(self, name, pattern):
-        """The reference's reports of one test, kept per build of the reference."""
+    def expected_tests(self, check):
+        """{name: (command, working folder, skip code)} of the reference's tests of a ctest
+        check: exactly the manifest's count of them, or the kit and the project disagree."""
+        spec = check.spec
+        tests = {n: (c, w, s) for n, c, w, s in self.tests_of(self.ref, spec["label"])}
+        if len(tests) != spec["count"]:
+            raise RuntimeError(f"'{check.name}': the reference has {len(tests)} tests labelled "
+                               f"'{spec['label']}' ({', '.join(tests) or 'none'}), the manifest "
+                               f"expects {spec['count']}")
+        return tests
+
+    def expected_reports(self, name, tests):
+        """The reference's reports of one test (tests: expected_tests' answer), kept per build of
+        the reference."""
         key = os.path.join(self.ref_outputs, "test-" + hashlib.sha256(name.encode())
                            .hexdigest()[:16])
         if not os.path.isdir(key):
-            tests = {n: (c, w, s) for n, c, w, s in self.tests_of(self.ref, pattern)}
             if name not in tests:
                 raise RuntimeError(f"the reference has no test '{name}'")
             command, cwd, _ = tests[name]
@@ -549,18 +561,28 @@ class Grading:
         return {f: verdicts.Report(os.path.join(key, f)) for f in os.listdir(key)}
 
     def check_ctest(self, check):
-        """A group of the project's tests (by CTest name), each run as CMake registered it with
-        Catch2's XML reporter added, each at most ctest_test_s seconds; judged by its reports
-        against the reference's: every test case there, passed, with as many assertions. An
-        exit code earns nothing."""
+        """A group of the project's tests (those with the check's CTest label: as many as the
+        manifest's count, and in the graded tree the reference's very tests), each run as CMake
+        registered it with Catch2's XML reporter added, each at most ctest_test_s seconds;
+        judged by its reports against the reference's: every test case there, passed, with as
+        many assertions. An exit code earns nothing."""
         spec = check.spec
         per_test = self.limits["ctest_test_s"]
-        tests = self.tests_of(self.graded, spec["tests"])
-        if not tests:
-            raise RuntimeError(f"'{check.name}': no test of the build matches '{spec['tests']}'")
+        tests = self.tests_of(self.graded, spec["label"])
+        names = sorted(n for n, _, _, _ in tests)
+        if self.self_check:
+            want_names = names if len(names) == spec["count"] else None
+        else:
+            expected = self.expected_tests(check)
+            want_names = sorted(expected)
+        if names != want_names:
+            raise RuntimeError(f"'{check.name}': the build has {len(names)} tests labelled "
+                               f"'{spec['label']}' ({', '.join(names) or 'none'}), expected "
+                               + (", ".join(want_names) if want_names else
+                                  f"{spec['count']}"))
         passed = []
         for name, command, cwd, skip in tests:
-            want = None if self.self_check else self.expected_reports(name, spec["tests"])
+            want = None if self.self_check else self.expected_reports(name, expected)
             r, found, _ = self.run_test(command, cwd, student=True, timeout=per_test)
             if r.timed_out:
                 self.hung_in(check)

@@ -6,9 +6,12 @@ rubric tables (checked by a test) and the Gradescope bundle all read it.
 """
 import json
 import os
+import re
 
 KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # labkit/
 CHECK_KINDS = {"build", "ctest", "same_bits", "verify", "trains_like", "work"}
+# A ctest check's label: matched whole (ctest -L '^label$'), so no character of a regex in it.
+LABEL = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
 class ManifestError(Exception):
@@ -47,6 +50,16 @@ def load(lab):
                f"{m['points']['correctness']}")
     for c in m["checks"]:
         _check(c.get("kind") in CHECK_KINDS, lab, f"check '{c.get('name')}': unknown kind")
+        if c["kind"] == "ctest":
+            # Its tests by CTest label, never by name (tests/unit/unit.cmake gives the labels).
+            _check(isinstance(c.get("label"), str) and LABEL.fullmatch(c["label"]), lab,
+                   f"check '{c.get('name')}': 'label' is not a CTest label (lower case, digits, "
+                   f"'-')")
+            _check(isinstance(c.get("count"), int) and c["count"] > 0, lab,
+                   f"check '{c.get('name')}': 'count' (how many tests carry the label) is not a "
+                   f"positive whole number")
+            _check("tests" not in c, lab, f"check '{c.get('name')}': 'tests' (a name pattern) "
+                   f"is gone: a ctest check names its tests' 'label'")
     return m
 
 

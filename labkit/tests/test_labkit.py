@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The lab kit's own tests (ctest -L labkit; tests/labs.cmake), through `lab.sh` as a teaching
-assistant and a platform would use it, with submissions this test writes from
+"""The lab kit's own tests (ctest -L labkit; labkit/tests/labkit.cmake), through `lab.sh` as a
+teaching assistant and a platform would use it, with submissions this test writes from
 labkit/tests/submissions/labN/NAME/FILE.K (the K-th region of FILE).
 
   test_labkit.py kit          no build: manifests and handouts agree, no starter holds any
@@ -174,15 +174,15 @@ CATCH_FAILURE = """\
 -------------------------------------------------------------------------------
 \x1b[0mlayer kernels compute ref's bits
 \x1b[0m-------------------------------------------------------------------------------
-\x1b[0;37mtests/test_openmp.cpp:3
+\x1b[0;37mtests/unit/test_openmp.cpp:3
 ...............................................................................
 
-\x1b[0m\x1b[0;37mtests/test_openmp.cpp:5: \x1b[0m\x1b[1;31mFAILED:
+\x1b[0m\x1b[0;37mtests/unit/test_openmp.cpp:5: \x1b[0m\x1b[1;31mFAILED:
 \x1b[0m\x1b[0;36m  CHECK( max_diff == 0.0f )
 \x1b[0mwith expansion:
 \x1b[1;33m  0.25f == 0.0f
 \x1b[0m
-\x1b[0;37mtests/test_openmp.cpp:7: \x1b[0m\x1b[1;31mFAILED:
+\x1b[0;37mtests/unit/test_openmp.cpp:7: \x1b[0m\x1b[1;31mFAILED:
 \x1b[0m\x1b[0;36m  REQUIRE( 1 + 1 == 3 )
 \x1b[0mwith expansion:
 \x1b[1;33m  2 == 3
@@ -370,15 +370,19 @@ def one_lab(n):
         os.remove(os.path.join(ROOT, f))
     # A starter whose tests and CMake files were tampered with: only the build's points.
     folder = starter(n, f"lab{n}-tampered")
-    for f in os.listdir(os.path.join(folder, "tests")):
-        p = os.path.join(folder, "tests", f)
-        if f.endswith(".cpp"):
-            text = tree.read(p)
-            text = re.sub(r"\b(REQUIRE|CHECK)\b(?=\s*\()", "(void)", text)
-            with open(p, "w") as out:
-                out.write(text)
+    for top, _, files in os.walk(os.path.join(folder, "tests")):
+        for f in files:
+            p = os.path.join(top, f)
+            if f.endswith(".cpp"):
+                text = tree.read(p)
+                text = re.sub(r"\b(REQUIRE|CHECK)\b(?=\s*\()", "(void)", text)
+                with open(p, "w") as out:
+                    out.write(text)
+    # and a test that always passes, given every label that the lab's ctest checks pick.
+    labels = ";".join(c["label"] for c in m["checks"] if c["kind"] == "ctest")
     with open(os.path.join(folder, "tests", "CMakeLists.txt"), "a") as out:
-        out.write('\nadd_test(NAME "always passes" COMMAND true)\n')
+        out.write('\nadd_test(NAME "always passes" COMMAND true)\n'
+                  f'set_tests_properties("always passes" PROPERTIES LABELS "{labels}")\n')
     rc, r, _ = grade(n, folder, "--no-timing")
     expect(rc == 1 and points(r, "correctness") == build_points,
            f"lab {n}'s starter with tampered tests: exit {rc}, correctness "

@@ -44,17 +44,18 @@ target_link_libraries(lenet_cuda_emu PUBLIC lenet_common cuda_emu)
 add_executable(lenet-cuda-emu ${cuda_src}/main.cpp ${cuda_src}/cuda_options.cpp)
 target_link_libraries(lenet-cuda-emu PRIVATE lenet_cuda_emu)
 
-# The CUDA test suite of a GPU (tests/test_cuda.cpp, unchanged), one CTest test per case so that
-# they run in parallel; the main says EMULATED. Seed 2: a shuffled order with warps running ahead.
-# Tests tagged [lab5] grade lab 5 without a GPU (tests/labs.cmake): "cuda-emulated_lab5-emulated"
-# is found by -L cuda-emulated and by -L lab5-emulated alike.
-add_executable(lenet_cuda_emu_tests ${PROJECT_SOURCE_DIR}/tests/test_cuda.cpp ${emu}/test_main.cpp)
+# The CUDA test suite of a GPU (tests/unit/test_cuda.cpp, unchanged), one CTest test per case so
+# that they run in parallel; the main says EMULATED. Seed 2: a shuffled order with warps running
+# ahead. Tests tagged [lab5] grade lab 5 without a GPU (labels lab5-emulated, and
+# lab5-emulated-vectors for the lab kit's check of them).
+add_executable(lenet_cuda_emu_tests ${PROJECT_SOURCE_DIR}/tests/unit/test_cuda.cpp
+  ${emu}/test_main.cpp)
 target_link_libraries(lenet_cuda_emu_tests PRIVATE
   lenet_cuda_emu lenet_serial lenet_test_support lenet_catch2)
-catch_discover_tests(lenet_cuda_emu_tests TEST_PREFIX "cuda-emulated: " TEST_SPEC "[lab5]"
-  PROPERTIES LABELS "cuda-emulated_lab5-emulated" ENVIRONMENT "CUDA_EMU_SEED=2")
-catch_discover_tests(lenet_cuda_emu_tests TEST_PREFIX "cuda-emulated: " TEST_SPEC "~[lab5]"
-  PROPERTIES LABELS "cuda-emulated" ENVIRONMENT "CUDA_EMU_SEED=2")
+lenet_catch_tests(lenet_cuda_emu_tests PREFIX "cuda-emulated: " SPEC "[lab5]"
+  LABELS "cuda-emulated;lab5-emulated;lab5-emulated-vectors" ENVIRONMENT "CUDA_EMU_SEED=2")
+lenet_catch_tests(lenet_cuda_emu_tests PREFIX "cuda-emulated: " SPEC "~[lab5]"
+  LABELS "cuda-emulated" ENVIRONMENT "CUDA_EMU_SEED=2")
 
 # The emulation's own checks (each kind of bug it must catch) and the backend's error paths.
 lenet_cuda_emu_translate(probes_cpp ${emu}/probes.cu ${CMAKE_CURRENT_BINARY_DIR}/cuda_emu/probes.cu.cpp
@@ -64,36 +65,40 @@ add_executable(cuda_emu_selftests ${emu}/test_emulation.cpp ${emu}/test_hardenin
 target_include_directories(cuda_emu_selftests PRIVATE ${emu})
 target_link_libraries(cuda_emu_selftests PRIVATE
   lenet_cuda_emu lenet_test_support lenet_catch2)
-catch_discover_tests(cuda_emu_selftests TEST_PREFIX "cuda-emulated: "
-  PROPERTIES LABELS "cuda-emulated")
+lenet_catch_tests(cuda_emu_selftests PREFIX "cuda-emulated: " LABELS "cuda-emulated")
 
 # lenet-cuda-emu against lenet-serial, one epoch at B = 1, 7, 33, 100, 128 and 499, each with a
 # last batch of one sample, in shuffled orders; and the same bits in four orders.
 set(train_check bash ${emu}/train_check.sh $<TARGET_FILE:lenet-serial>
-  ${PROJECT_SOURCE_DIR}/tests/vectors/data)
+  ${LENET_TEST_DATA})
+# v1's is lab 5's too, without a GPU (label lab5-emulated).
 foreach(version v1 v2 fused)
+  set(_labels "cuda-emulated;cli")
+  if(version STREQUAL "v1")
+    list(APPEND _labels lab5-emulated)
+  endif()
   add_test(NAME "cuda-emulated: lenet-cuda --kernels ${version} trains like serial, B = 1 to 499"
     COMMAND ${train_check} pass $<TARGET_FILE:lenet-cuda-emu> ${version})
   set_tests_properties("cuda-emulated: lenet-cuda --kernels ${version} trains like serial, B = 1 to 499"
-    PROPERTIES LABELS "cuda-emulated;cli" TIMEOUT 600)
+    PROPERTIES LABELS "${_labels}" TIMEOUT 600)
 endforeach()
 add_test(NAME "cuda-emulated: lenet-cuda without a GPU says so in one line"
-  COMMAND env CUDA_EMU_DEVICES=0 bash ${PROJECT_SOURCE_DIR}/tests/test_cuda_cli.sh no-gpu
+  COMMAND env CUDA_EMU_DEVICES=0 bash ${PROJECT_SOURCE_DIR}/tests/cli/test_cuda_cli.sh no-gpu
           $<TARGET_FILE:lenet-cuda-emu> $<TARGET_FILE:lenet-serial>
-          ${PROJECT_SOURCE_DIR}/tests/vectors/data)
+          ${LENET_TEST_DATA})
 # The same where the CUDA libraries find no driver either (CUDA's own reason would be "CUDA
 # driver version is insufficient for CUDA runtime version").
 add_test(NAME "cuda-emulated: lenet-cuda without a GPU or a driver says so in one line"
-  COMMAND env CUDA_EMU_DRIVER=none bash ${PROJECT_SOURCE_DIR}/tests/test_cuda_cli.sh no-gpu
+  COMMAND env CUDA_EMU_DRIVER=none bash ${PROJECT_SOURCE_DIR}/tests/cli/test_cuda_cli.sh no-gpu
           $<TARGET_FILE:lenet-cuda-emu> $<TARGET_FILE:lenet-serial>
-          ${PROJECT_SOURCE_DIR}/tests/vectors/data)
+          ${LENET_TEST_DATA})
 set_tests_properties("cuda-emulated: lenet-cuda without a GPU says so in one line"
   "cuda-emulated: lenet-cuda without a GPU or a driver says so in one line"
   PROPERTIES LABELS "cuda-emulated;cli")
 # Bad flags and files, through lenet-cuda's own main: the driver's checks, before any work.
 add_test(NAME "cuda-emulated: lenet-cuda rejects bad input"
-  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli_errors.sh $<TARGET_FILE:lenet-cuda-emu>
-          ${PROJECT_SOURCE_DIR}/tests/vectors/data)
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/cli_errors.sh $<TARGET_FILE:lenet-cuda-emu>
+          ${LENET_TEST_DATA})
 set_tests_properties("cuda-emulated: lenet-cuda rejects bad input"
   PROPERTIES LABELS "cuda-emulated;cli" TIMEOUT 300)
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../catch.hpp"
+#include "../unit/catch.hpp"
 #include "cuda_emu_control.hpp"
 #include "probes.hpp"
 

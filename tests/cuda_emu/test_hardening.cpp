@@ -6,8 +6,8 @@
 #include "../../backend_cuda/cuda_backend.hpp"
 #include "../../common/error.hpp"
 #include "../../common/rng.hpp"
-#include "../backend_checks.hpp"
-#include "../catch.hpp"
+#include "../unit/backend_checks.hpp"
+#include "../unit/catch.hpp"
 #include "cuda_emu_control.hpp"
 
 using namespace lenet;

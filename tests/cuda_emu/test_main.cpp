@@ -3,7 +3,7 @@
 #define CATCH_CONFIG_RUNNER
 #include <cstdio>
 
-#include "../catch.hpp"
+#include "../unit/catch.hpp"
 #include "cuda_emu_control.hpp"
 
 int main(int argc, char** argv) {

@@ -15,3 +15,10 @@ if(Python3_Interpreter_FOUND)
             --root ${PROJECT_SOURCE_DIR})
   set_tests_properties("${_docs_test}" PROPERTIES LABELS "docs" TIMEOUT 300)
 endif()
+
+# Every timing figure of the README is one of docs/results.md's (label docs, and scripts).
+add_test(NAME "docs: every timing figure of the README is in docs/results.md"
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/figures.sh ${PROJECT_SOURCE_DIR}/README.md
+          ${PROJECT_SOURCE_DIR}/docs/results.md)
+set_tests_properties("docs: every timing figure of the README is in docs/results.md" PROPERTIES
+  LABELS "scripts;docs")

@@ -24,7 +24,7 @@ build="$work/build"
 
 # stage --log LOG NAME SECONDS COMMAND... (lib.sh): COMMAND under `timeout`, its output in LOG,
 # its time said; the test fails, showing LOG's end, if it fails. The stages' limits add up to
-# less than CTest's TIMEOUT (tests/portability.cmake).
+# less than CTest's TIMEOUT (tests/portability/portability.cmake).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 trap 'rm -rf "$work"; [[ -z $stage_pid ]] || kill -KILL -- "-$stage_pid" 2>/dev/null' EXIT
 

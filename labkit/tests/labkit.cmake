@@ -1,0 +1,31 @@
+# The course lab kit's own tests (labkit/tests/test_labkit.py, label labkit; included by
+# tests/CMakeLists.txt where this folder exists: a starter, lab.sh start, has the kit but not
+# its tests, which hold correct submissions). With no build, the manifests, handouts, starters
+# and refusals; then, per lab, submissions the test writes (correct ones written otherwise,
+# tampered tests, serial or scalar, hangs and deadlocks), and the platforms' outputs. The
+# gradings share one build cache, one at a time.
+# Each lab's own checks carry their labels where they are registered (labN for a student's
+# `ctest -L labN`, labN-CHECK for each ctest check of labkit/labs/labN.json): tests/unit/,
+# tests/cuda_emu/.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_FOUND)
+  set(_labkit ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_labkit.py)
+  add_test(NAME "labkit: manifests, handouts, starters without answers, refusals"
+    COMMAND ${_labkit} kit)
+  set(_labkit_tests "labkit: manifests, handouts, starters without answers, refusals")
+  foreach(n 1 2 3 4 5)
+    add_test(NAME "labkit: lab ${n} graded, sealed and bounded" COMMAND ${_labkit} lab ${n})
+    list(APPEND _labkit_tests "labkit: lab ${n} graded, sealed and bounded")
+  endforeach()
+  add_test(NAME "labkit: Gradescope, PrairieLearn and GitHub Classroom results"
+    COMMAND ${_labkit} platforms)
+  list(APPEND _labkit_tests "labkit: Gradescope, PrairieLearn and GitHub Classroom results")
+  # COST: the gradings, one at a time, are the suite's longest chain (about 20 minutes on 2
+  # cores): they start first, and the other tests fill the other core beside them.
+  set_tests_properties(${_labkit_tests} PROPERTIES LABELS labkit SKIP_RETURN_CODE 77
+    RESOURCE_LOCK lab-cache TIMEOUT 1800 COST 1000)
+  # What the Debian 13 root runs of the kit (tests/portability/debian13.sh): its own checks,
+  # not the gradings, which build the project once more each.
+  set_property(TEST "labkit: manifests, handouts, starters without answers, refusals"
+    APPEND PROPERTY LABELS labkit-kit)
+endif()
