@@ -1,5 +1,5 @@
 // The `lanes` kernels' layers: each function runs kLanes samples side by side, one per lane of
-// the build's vectors (simd/vec.hpp: 16 with AVX-512, 8 with AVX2, 4 with SSE2 or NEON). Every
+// the build's vectors (vec/vec.hpp: 16 with AVX-512, 8 with AVX2, 4 with SSE2 or NEON). Every
 // activation is stored one vector per element, lane l holding sample l's value (structure of
 // arrays), and every weight is broadcast to all lanes. So each lane does exactly the arithmetic
 // of ref's loops (common/ref/), in ref's order: no shuffles, no sums across lanes. The results
@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "../network.hpp"
-#include "../simd/vec.hpp"
+#include "../vec/vec.hpp"
 
 namespace lenet::lanes {
 
