@@ -9,8 +9,8 @@
 namespace lenet {
 
 void OpenMPBackend::train_layers_in_parallel(int first, int count, float lr) {
-  sgd_step(*layer_kernels_, params_.v, *train_, order_, first, count, lr, batch_grad_.v,
-           chunks_[0].grad, workers_[0].sample_grad, loss_sum_, timing_ ? &times_ : nullptr);
+  sgd_step(*layer_chunks_, params_.v, *train_, order_, first, count, lr, batch_grad_.v,
+           chunks_[0].grad, loss_sum_, timing_ ? &times_ : nullptr);
 }
 
 }  // namespace lenet

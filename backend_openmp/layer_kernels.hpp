@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../common/kernels.hpp"
+#include "../common/per_sample.hpp"
 #include "../common/share.hpp"
 
 namespace lenet {

@@ -15,7 +15,7 @@
 #include "../common/backend.hpp"
 #include "../common/cpu/chunks.hpp"
 #include "../common/cpu/workers.hpp"
-#include "../common/kernels.hpp"
+#include "../common/per_sample.hpp"
 #include "../common/share.hpp"
 #include "layer_kernels.hpp"
 
@@ -61,8 +61,9 @@ class OpenMPBackend final : public Backend {
   std::vector<Worker> workers_;  // one per thread; evaluate() uses them too
   std::vector<long long> samples_before_;  // each worker's samples before the current batch
   CallsShared batch_calls_;  // the batches every thread of the team trained a share of
-  std::unique_ptr<LayerKernels> layer_kernels_;  // the layer strategy's parallel kernels
-  std::vector<ChunkSum> chunks_;                 // grown to the largest batch's chunk count
+  std::unique_ptr<PerSample> layer_chunks_;  // the layer strategy's chunks, one sample at a time
+  LayerKernels* layer_kernels_ = nullptr;    // through its parallel kernels (in layer_chunks_)
+  std::vector<ChunkSum> chunks_;             // grown to the largest batch's chunk count
   ParamVector params_{}, batch_grad_{};
   const Dataset* train_ = nullptr;
   const Dataset* test_ = nullptr;

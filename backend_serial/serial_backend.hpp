@@ -27,14 +27,14 @@ class SerialBackend final : public Backend {
   LayerTimes times() const override { return times_; }
 
  private:
-  std::unique_ptr<SampleKernels> kernels_;
+  std::unique_ptr<Kernels> kernels_;
   std::vector<float> params_;
   const Dataset* train_ = nullptr;
   const Dataset* test_ = nullptr;
   std::vector<int32_t> order_;
   double loss_sum_ = 0;
-  // Allocated once: the batch gradient, one chunk's sum, one sample's gradient.
-  std::vector<float> batch_grad_, chunk_grad_, sample_grad_;
+  // Allocated once: the batch gradient, one chunk's sum.
+  std::vector<float> batch_grad_, chunk_grad_;
   std::vector<float> test_losses_;  // one per test image (common/cpu/evaluate.hpp)
   bool timing_ = false;
   LayerTimes times_;

@@ -1,5 +1,6 @@
 // lenet-bench-layers: each layer's forward and backward pass, alone, for every kernels in
-// this build, on one sample held in cache (lanes: kLanes samples side by side), and the whole
+// this build, on one group of samples held in cache (kernels.hpp: one sample for ref and simd,
+// a chunk of 16 side by side for lanes), and the whole
 // sample as training runs it (a chunk of 16): CPU nanoseconds per sample (the ns/sample column),
 // GFLOP/s and %peak (every layer and the sample) against one core's peak, measured when the
 // program starts; the header names the CPU (cpu:) and that peak (peak:). What the whole
@@ -19,11 +20,10 @@
 #include <vector>
 
 #include "../common/gradient.hpp"
-#include "../common/kernels.hpp"
-#include "../common/lanes/layers.hpp"
+#include "../common/kernels_registry.hpp"
 #include "../common/network.hpp"
 #include "../common/rng.hpp"
-#include "../common/simd/vec.hpp"
+#include "../common/vec/vec.hpp"
 #include "checked.hpp"
 
 namespace {
@@ -51,14 +51,12 @@ double cpu_seconds() {
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
-// One chunk of kChunk random images of label 3; `pixels` is the first.
+// One chunk of kChunk random images of label 3.
 struct Sample {
   std::vector<float> params = init_params(1);
   Dataset chunk;
-  const uint8_t* pixels;
   std::vector<int32_t> order = std::vector<int32_t>(kChunk);
   std::vector<float> grad = std::vector<float>(kParamCount);
-  std::vector<float> scratch = std::vector<float>(kParamCount);
   int label = 3;
   Sample() {
     SplitMix64 rng(7);  // timings do not depend on the pixel values: no data-dependent branches
@@ -68,14 +66,12 @@ struct Sample {
     chunk.pixels = Pixels(std::move(bytes));
     chunk.labels.assign(kChunk, static_cast<uint8_t>(label));
     chunk.count = kChunk;
-    pixels = chunk.image(0);
     for (int s = 0; s < kChunk; ++s)
       order[s] = s;
   }
-  // The chunk's gradient sum, as training computes it (common/gradient.hpp).
-  double train_chunk(SampleKernels& k) {
-    return chunk_gradient(k, params.data(), chunk, order.data(), kChunk, -1, grad.data(),
-                          scratch.data(), nullptr);
+  // The gradient sum of the first n samples, as training computes it (common/gradient.hpp).
+  double train_chunk(Kernels& k, int n = kChunk) {
+    return chunk_gradient(k, params.data(), chunk, order.data(), n, -1, grad.data(), nullptr);
   }
 };
 
@@ -95,13 +91,15 @@ void measure(benchmark::State& state, double flop, int samples, F&& f) {
   state.counters["%peak"] = 100.0 * state.counters["GFLOP/s"] / peak_gflops;
 }
 
-// Runs `step` on kernels that have just trained one sample (so every buffer is filled).
+// Runs `step` on kernels that have just trained a chunk of one group (so every buffer is
+// filled). samples: computed by one step; 0: the kernels' group.
 void run(benchmark::State& state, const std::string& kernels, double flop, int samples,
-         const std::function<void(SampleKernels&, Sample&)>& step) {
+         const std::function<void(Kernels&, Sample&)>& step) {
   Sample s;
   auto k = make_kernels(kernels);
-  train_sample(*k, s.params.data(), s.pixels, s.label, s.grad.data(), nullptr);
-  measure(state, flop, samples, [&] { step(*k, s); });
+  const int group = std::min(k->group(), kChunk);
+  s.train_chunk(*k, group);
+  measure(state, flop, samples > 0 ? samples : group, [&] { step(*k, s); });
 }
 
 // The machine's peak for this build's vectors: independent chains of vector multiply-adds
@@ -174,25 +172,25 @@ void peak_fma(benchmark::State& state) {
 struct Layer {
   const char* name;
   double flop;
-  std::function<void(SampleKernels&, Sample&)> step;
-  int samples = 1;  // computed by one step
+  std::function<void(Kernels&, Sample&)> step;
+  int samples = 0;  // computed by one step; 0: the kernels' group
 };
 
+// Each layer over the kernels' first group of the chunk.
 const std::vector<Layer>& layers() {
   static const std::vector<Layer> all = {
-      {"input", 0, [](SampleKernels& k, Sample& s) { k.load_input(s.pixels); }},
-      {"c1_forward", kC1Flop, [](SampleKernels& k, Sample& s) { k.c1_forward(s.params.data()); }},
-      {"s1_forward", kS1Flop, [](SampleKernels& k, Sample& s) { k.s1_forward(s.params.data()); }},
+      {"input", 0, [](Kernels& k, Sample&) { k.load_input(0); }},
+      {"c1_forward", kC1Flop, [](Kernels& k, Sample& s) { k.c1_forward(s.params.data(), 0); }},
+      {"s1_forward", kS1Flop, [](Kernels& k, Sample& s) { k.s1_forward(s.params.data(), 0); }},
       {"f_forward", kFForwardFlop,
-       [](SampleKernels& k, Sample& s) {
-         benchmark::DoNotOptimize(k.f_forward(s.params.data(), s.label));
+       [](Kernels& k, Sample& s) {
+         k.f_forward(s.params.data(), 0);
+         benchmark::DoNotOptimize(k.loss(0));
        }},
       {"f_backward", kFBackwardFlop,
-       [](SampleKernels& k, Sample& s) { k.f_backward(s.params.data(), s.grad.data()); }},
-      {"s1_backward", kS1Flop,
-       [](SampleKernels& k, Sample& s) { k.s1_backward(s.params.data(), s.grad.data()); }},
-      {"c1_backward", kC1Flop,
-       [](SampleKernels& k, Sample& s) { k.c1_backward(s.params.data(), s.grad.data()); }},
+       [](Kernels& k, Sample& s) { k.f_backward(s.params.data(), 0); }},
+      {"s1_backward", kS1Flop, [](Kernels& k, Sample& s) { k.s1_backward(s.params.data(), 0); }},
+      {"c1_backward", kC1Flop, [](Kernels& k, Sample& s) { k.c1_backward(s.params.data(), 0); }},
   };
   return all;
 }
@@ -202,48 +200,7 @@ const std::vector<Layer>& layers() {
 // side (lanes) need a whole chunk to fill their lanes.
 const Layer kWholeSample = {
     "sample", kSampleFlop,
-    [](SampleKernels& k, Sample& s) { benchmark::DoNotOptimize(s.train_chunk(k)); }, kChunk};
-
-// The lanes kernels' layers (common/lanes/layers.hpp) on kLanes samples side by side: their
-// one-sample functions compute kLanes lanes to keep one, which would say nothing of their speed.
-struct LanesLayer {
-  const char* name;
-  double flop;
-  std::function<void(lanes::Lanes&, Sample&)> step;
-};
-
-const std::vector<LanesLayer>& lanes_layers() {
-  static const std::vector<LanesLayer> all = {
-      {"input", 0,
-       [](lanes::Lanes& g, Sample& s) {
-         const uint8_t* images[lanes::kLanes];
-         for (int l = 0; l < lanes::kLanes; ++l)
-           images[l] = s.chunk.image(l);
-         lanes::load_input(images, g);
-       }},
-      {"c1_forward", kC1Flop, [](lanes::Lanes& g, Sample& s) { c1_forward(s.params.data(), g); }},
-      {"s1_forward", kS1Flop, [](lanes::Lanes& g, Sample& s) { s1_forward(s.params.data(), g); }},
-      {"f_forward", kFForwardFlop,
-       [](lanes::Lanes& g, Sample& s) { f_forward(s.params.data(), g); }},
-      // g2 only: dW3's multiplies are in the chunk's sum (common/lanes/sum.cpp).
-      {"f_backward", kFBackwardFlop / 2,
-       [](lanes::Lanes& g, Sample& s) { f_backward(s.params.data(), g); }},
-      {"s1_backward", kS1Flop, [](lanes::Lanes& g, Sample& s) { s1_backward(s.params.data(), g); }},
-      {"c1_backward", kC1Flop, [](lanes::Lanes& g, Sample&) { c1_backward(g); }},
-  };
-  return all;
-}
-
-// Runs a lanes layer on a group that has just run every layer once (every buffer filled).
-void run_lanes(benchmark::State& state, const LanesLayer& layer) {
-  Sample s;
-  auto g = std::make_unique<lanes::Lanes>();
-  for (int l = 0; l < lanes::kLanes; ++l)
-    g->label[l] = s.label;
-  for (const LanesLayer& each : lanes_layers())
-    each.step(*g, s);
-  measure(state, layer.flop, lanes::kLanes, [&] { layer.step(*g, s); });
-}
+    [](Kernels& k, Sample& s) { benchmark::DoNotOptimize(s.train_chunk(k)); }, kChunk};
 
 }  // namespace
 
@@ -267,17 +224,15 @@ int main(int argc, char** argv) {
   };
   for (const std::string& kernels : available_kernels()) {
     const std::string suffix = "/" + kernels;
-    if (kernels == "lanes") {
-      for (const LanesLayer& layer : lanes_layers())
-        with_min(
-            benchmark::RegisterBenchmark((layer.name + suffix).c_str(),
-                                         [&layer](benchmark::State& st) { run_lanes(st, layer); }));
-    } else {
-      for (const Layer& layer : layers())
-        with_min(benchmark::RegisterBenchmark(
-            (layer.name + suffix).c_str(), [kernels, &layer](benchmark::State& st) {
-              run(st, kernels, layer.flop, layer.samples, layer.step);
-            }));
+    for (const Layer& layer : layers()) {
+      // lanes' f_backward computes g2 only: dW3's multiplies are in its chunk sum (lanes/sum.cpp).
+      const double flop = kernels == "lanes" && std::string(layer.name) == "f_backward"
+                              ? layer.flop / 2
+                              : layer.flop;
+      with_min(benchmark::RegisterBenchmark((layer.name + suffix).c_str(),
+                                            [kernels, &layer, flop](benchmark::State& st) {
+                                              run(st, kernels, flop, layer.samples, layer.step);
+                                            }));
     }
     with_min(benchmark::RegisterBenchmark(
         (kWholeSample.name + suffix).c_str(), [kernels](benchmark::State& st) {

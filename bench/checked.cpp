@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "../common/gradient.hpp"
-#include "../common/kernels.hpp"
+#include "../common/kernels_registry.hpp"
 #include "../common/network.hpp"
 #include "../common/rng.hpp"
 
@@ -48,7 +48,7 @@ int run_checked(int argc, char** argv) {
   const long calls = std::strtol(argv[4], &end, 10);
   if (*end != '\0' || calls < 1)
     return usage(std::string("--calls: expected a positive number, got '") + argv[4] + "'");
-  std::unique_ptr<SampleKernels> k;
+  std::unique_ptr<Kernels> k;
   try {
     k = make_kernels(kernels);
   } catch (const std::exception& e) {
@@ -57,8 +57,8 @@ int run_checked(int argc, char** argv) {
   std::FILE* f = std::fopen((out + ".tmp").c_str(), "w");
   if (f == nullptr) return usage("--out: cannot write " + out);
 
-  // One sample trained once, so that every buffer of the kernels is filled (C1's output, which
-  // S1 reads, among them).
+  // One sample (a chunk of one) trained once, so that every buffer of the kernels is filled
+  // (C1's output, which S1 reads, among them).
   std::vector<float> params = init_params(1), grad(kParamCount);
   std::vector<uint8_t> pixels(kImageSize);
   SplitMix64 rng(7);
@@ -80,8 +80,11 @@ int run_checked(int argc, char** argv) {
     uint64_t draw = factors.next();
     for (int w = 0; w < kW2Size; ++w, draw >>= 4)
       params[kW2 + w] = base[w] * (0.5f + static_cast<float>(draw & 15) * 0.0625f);
-    k->s1_forward(params.data());
-    if ((checks.next() & 7) == 0) checksum += k->f_forward(params.data(), 3);
+    k->s1_forward(params.data(), 0);
+    if ((checks.next() & 7) == 0) {
+      k->f_forward(params.data(), 0);
+      checksum += k->loss(0);
+    }
   }
   std::fprintf(f, "%s %ld %.17g\n", what.c_str(), calls, checksum);
   const bool ok = std::fclose(f) == 0 && std::rename((out + ".tmp").c_str(), out.c_str()) == 0;

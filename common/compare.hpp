@@ -1,5 +1,5 @@
 // Comparing two float vectors, element by element, with a tolerance |got - want| <= atol +
-// rtol * |want|. One definition for --verify (driver.cpp) and the tests (tests/vectors.cpp).
+// rtol * |want|. One definition for --verify (driver.cpp) and the tests (tests/unit/vectors.cpp).
 // NaN or infinity on either side is a failure, never "close": std::max(x, NaN) is x, so a
 // comparison built from max() alone would not see it.
 #pragma once

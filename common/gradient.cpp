@@ -4,66 +4,83 @@
 
 namespace lenet {
 
-float forward_sample(SampleKernels& k, const float* params, const uint8_t* pixels, int label,
-                     LayerTimes* times) {
-  float loss = 0;
+namespace {
+
+// The forward layers of the group that starts at sample `first`, each call timed.
+void forward_group(Kernels& k, const float* params, int first, LayerTimes* times) {
   timed(times, &LayerTimes::c1_forward, [&] {
-    k.load_input(pixels);
-    k.c1_forward(params);
+    k.load_input(first);
+    k.c1_forward(params, first);
   });
-  timed(times, &LayerTimes::s1_forward, [&] { k.s1_forward(params); });
-  timed(times, &LayerTimes::f_forward, [&] { loss = k.f_forward(params, label); });
+  timed(times, &LayerTimes::s1_forward, [&] { k.s1_forward(params, first); });
+  timed(times, &LayerTimes::f_forward, [&] { k.f_forward(params, first); });
+}
+
+// The chunk's n samples, a group at a time, forward and backward; each group's gradients added to
+// chunk_sum (zeroed first). before(g) runs before the group that starts at sample g. Returns the
+// loss sum, in sample order.
+template <class Before>
+double train_groups(Kernels& k, const float* params, int n, float* chunk_sum, LayerTimes* times,
+                    Before&& before) {
+  std::fill(chunk_sum, chunk_sum + kParamCount, 0.0f);
+  for (int first = 0; first < n; first += k.group()) {
+    before(first);
+    forward_group(k, params, first, times);
+    timed(times, &LayerTimes::f_backward, [&] { k.f_backward(params, first); });
+    timed(times, &LayerTimes::s1_backward, [&] { k.s1_backward(params, first); });
+    timed(times, &LayerTimes::c1_backward, [&] { k.c1_backward(params, first); });
+    timed(times, &LayerTimes::reduce, [&] { k.add_gradients(first, chunk_sum); });
+  }
+  double loss = 0;
+  for (int s = 0; s < n; ++s)
+    loss += k.loss(s);
   return loss;
 }
 
-float train_sample(SampleKernels& k, const float* params, const uint8_t* pixels, int label,
-                   float* grad, LayerTimes* times) {
-  const float loss = forward_sample(k, params, pixels, label, times);
-  timed(times, &LayerTimes::f_backward, [&] { k.f_backward(params, grad); });
-  timed(times, &LayerTimes::s1_backward, [&] { k.s1_backward(params, grad); });
-  timed(times, &LayerTimes::c1_backward, [&] { k.c1_backward(params, grad); });
-  return loss;
-}
+}  // namespace
 
-double chunk_gradient(SampleKernels& k, const float* params, const Dataset& data,
-                      const int32_t* order, int n, int next, float* chunk_sum, float* sample_grad,
-                      LayerTimes* times) {
-  // Kernels that train the whole chunk at once (side by side) do; the image after the chunk is
-  // fetched meanwhile.
-  const uint8_t* images[kChunk];
-  int labels[kChunk];
+double chunk_gradient(Kernels& k, const float* params, const Dataset& data, const int32_t* order,
+                      int n, int next, float* chunk_sum, LayerTimes* times) {
+  const uint8_t* images[kChunk] = {};  // {}: GCC 12 cannot tell that set_chunk reads only n
+  int labels[kChunk] = {};
   for (int s = 0; s < n; ++s) {
     images[s] = data.image(order[s]);
     labels[s] = data.label(order[s]);
   }
-  if (next >= 0) data.prefetch(next);
-  double loss = 0;
-  if (k.train_chunk(params, images, labels, n, chunk_sum, loss, times)) return loss;
-  // The others: one sample at a time.
-  std::fill(chunk_sum, chunk_sum + kParamCount, 0.0f);
-  for (int s = 0; s < n; ++s) {
-    const int i = order[s];
-    const int after = s + 1 < n ? order[s + 1] : next;
-    if (after >= 0) data.prefetch(after);  // arrives while sample s computes
-    loss += train_sample(k, params, data.image(i), data.label(i), sample_grad, times);
-    timed(times, &LayerTimes::reduce, [&] { accumulate(chunk_sum, sample_grad); });
-  }
-  return loss;
+  k.set_chunk(images, labels, n);
+  return train_groups(k, params, n, chunk_sum, times, [&](int first) {
+    const int after = first + k.group() < n ? order[first + k.group()] : next;
+    if (after >= 0) data.prefetch(after);  // arrives while this group computes
+  });
 }
 
-void forward_chunk(SampleKernels& k, const float* params, const Dataset& data, int first, int n,
+void forward_chunk(Kernels& k, const float* params, const Dataset& data, int first, int n,
                    float* losses, int* predicted) {
-  const uint8_t* images[kChunk];
-  int labels[kChunk];
+  const uint8_t* images[kChunk] = {};  // {}: GCC 12 cannot tell that set_chunk reads only n
+  int labels[kChunk] = {};
   for (int s = 0; s < n; ++s) {
     images[s] = data.image(first + s);
     labels[s] = data.label(first + s);
   }
-  if (k.forward_chunk(params, images, labels, n, losses, predicted)) return;
+  k.set_chunk(images, labels, n);
+  for (int g = 0; g < n; g += k.group())
+    forward_group(k, params, g, nullptr);
   for (int s = 0; s < n; ++s) {
-    losses[s] = forward_sample(k, params, images[s], labels[s], nullptr);
-    predicted[s] = k.predicted();
+    losses[s] = k.loss(s);
+    predicted[s] = k.predicted(s);
   }
+}
+
+float forward_sample(Kernels& k, const float* params, const uint8_t* pixels, int label) {
+  k.set_chunk(&pixels, &label, 1);
+  forward_group(k, params, 0, nullptr);
+  return k.loss(0);
+}
+
+float train_sample(Kernels& k, const float* params, const uint8_t* pixels, int label, float* grad,
+                   LayerTimes* times) {
+  k.set_chunk(&pixels, &label, 1);
+  return static_cast<float>(train_groups(k, params, 1, grad, times, [](int) {}));
 }
 
 void accumulate(float* acc, const float* g) {
@@ -77,15 +94,15 @@ void sgd_update(float* params, const float* grad_sum, float lr, int batch, int c
     params[i] -= scale * grad_sum[i];
 }
 
-void sgd_step(SampleKernels& k, float* params, const Dataset& data,
-              const std::vector<int32_t>& order, int first, int count, float lr, float* batch_grad,
-              float* chunk_grad, float* sample_grad, double& loss_sum, LayerTimes* times) {
+void sgd_step(Kernels& k, float* params, const Dataset& data, const std::vector<int32_t>& order,
+              int first, int count, float lr, float* batch_grad, float* chunk_grad,
+              double& loss_sum, LayerTimes* times) {
   // G = sum of chunk sums, in chunk order.
   std::fill(batch_grad, batch_grad + kParamCount, 0.0f);
   for (int c = first; c < first + count; c += kChunk) {
     const int n = std::min(kChunk, first + count - c);
     loss_sum += chunk_gradient(k, params, data, order.data() + c, n, image_at(order, c + n),
-                               chunk_grad, sample_grad, times);
+                               chunk_grad, times);
     timed(times, &LayerTimes::reduce, [&] { accumulate(batch_grad, chunk_grad); });
   }
   timed(times, &LayerTimes::update, [&] { sgd_update(params, batch_grad, lr, count); });

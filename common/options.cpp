@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "error.hpp"
-#include "kernels.hpp"
+#include "kernels_registry.hpp"
 
 namespace lenet {
 

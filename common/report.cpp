@@ -59,7 +59,8 @@ std::string env_or_empty(const char* name) {
 // A CSV field in quotes, a quote inside doubled (RFC 4180): device names may hold both.
 std::string csv_quoted(const std::string& s) {
   std::string out = "\"";
-  for (char c : s) out += c == '"' ? "\"\"" : std::string(1, c);
+  for (char c : s)
+    out += c == '"' ? "\"\"" : std::string(1, c);
   return out + '"';
 }
 
@@ -174,9 +175,10 @@ void append_csv(const std::string& path, const RunResult& r) {
   const BackendInfo& b = r.info;
   // The device name may hold commas and quotes (GPU names); quote it.
   row << stamp << ',' << b.name << ',' << b.kernels << ',' << b.strategy << ',' << b.threads << ','
-      << b.ranks << ',' << csv_quoted(b.device) << ',' << r.opts.batch << ',' << fmt("%g", r.opts.lr) << ','
-      << r.opts.seed << ',' << r.opts.epochs << ',' << r.train_images << ',' << r.test_images << ','
-      << fmt("%.6f", r.seconds_per_epoch()) << ',' << fmt("%.1f", r.images_per_second()) << ','
+      << b.ranks << ',' << csv_quoted(b.device) << ',' << r.opts.batch << ','
+      << fmt("%g", r.opts.lr) << ',' << r.opts.seed << ',' << r.opts.epochs << ',' << r.train_images
+      << ',' << r.test_images << ',' << fmt("%.6f", r.seconds_per_epoch()) << ','
+      << fmt("%.1f", r.images_per_second()) << ','
       << fmt("%.3f", r.images_per_second() * kFlopsPerSample * 1e-9) << ','
       << fmt("%.4f", accuracy_percent(r.eval)) << ',' << fmt("%.6f", test_loss(r.eval)) << ','
       << fmt("%.6f", r.final_loss) << ',' << fmt("%.6f", r.times.comm) << ','

@@ -2,7 +2,7 @@
 // vectoriser without -ffast-math, and a scalar exp made training ~3.5x slower).
 //   exp(x) = 2^n * exp(r),  n = round(x / ln2),  r = x - n*ln2 in [-ln2/2, ln2/2],
 // exp(r) by a degree-7 Taylor polynomial (truncation error < 1e-8 relative; the measured
-// error against std::exp is in tests/test_vexp.cpp).
+// error against std::exp is in tests/unit/test_vexp.cpp).
 #pragma once
 
 #include <bit>

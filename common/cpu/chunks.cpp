@@ -19,9 +19,9 @@ int chunk_sums(std::vector<Worker>& workers, const float* params, const Dataset&
     w.samples += std::min(kChunk, hi - start);
     // Where a thread has a run of chunks, the next of its run comes first; its image was
     // fetched a batch early.
-    out[c].loss = chunk_gradient(*w.kernels, params, data, order.data() + start,
-                                 std::min(kChunk, hi - start), image_at(order, start + batch),
-                                 out[c].grad, w.sample_grad, timing ? &w.times : nullptr);
+    out[c].loss =
+        chunk_gradient(*w.kernels, params, data, order.data() + start, std::min(kChunk, hi - start),
+                       image_at(order, start + batch), out[c].grad, timing ? &w.times : nullptr);
   }  // implicit barrier: every chunk sum is ready
   return n;
 }

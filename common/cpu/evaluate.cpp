@@ -15,7 +15,7 @@ static int omp_get_thread_num() {
 
 namespace lenet {
 
-long long test_losses(const std::vector<SampleKernels*>& kernels, const float* params,
+long long test_losses(const std::vector<Kernels*>& kernels, const float* params,
                       const Dataset& test, Range range, std::vector<float>& losses) {
   long long correct = 0;
   const int n_chunks = (range.size() + kChunk - 1) / kChunk;
@@ -40,8 +40,8 @@ EvalResult eval_result(const std::vector<float>& losses, long long correct) {
   return r;
 }
 
-EvalResult evaluate(const std::vector<SampleKernels*>& kernels, const float* params,
-                    const Dataset& test, std::vector<float>& losses) {
+EvalResult evaluate(const std::vector<Kernels*>& kernels, const float* params, const Dataset& test,
+                    std::vector<float>& losses) {
   losses.resize(test.count);
   return eval_result(losses, test_losses(kernels, params, test, {0, test.count}, losses));
 }

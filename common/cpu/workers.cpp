@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include "../error.hpp"
+#include "../kernels_registry.hpp"
 
 namespace lenet {
 
@@ -24,8 +25,8 @@ std::vector<Worker> make_workers(const std::string& kernels, int threads) {
   return workers;
 }
 
-std::vector<SampleKernels*> kernels_of(const std::vector<Worker>& workers) {
-  std::vector<SampleKernels*> kernels;
+std::vector<Kernels*> kernels_of(const std::vector<Worker>& workers) {
+  std::vector<Kernels*> kernels;
   for (const Worker& w : workers)
     kernels.push_back(w.kernels.get());
   return kernels;

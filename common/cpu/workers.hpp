@@ -1,6 +1,6 @@
-// One set of per-sample buffers per OpenMP thread, for every team of threads that trains whole
-// samples with its own kernels: lenet-openmp's batch strategy and lenet-mpi's threads (--threads).
-// Their evaluations (evaluate.hpp) run on it too.
+// One set of kernels (their buffers) per OpenMP thread, for every team of threads that trains
+// whole chunks with its own kernels: lenet-openmp's batch strategy and lenet-mpi's threads
+// (--threads). Their evaluations (evaluate.hpp) run on it too.
 #pragma once
 
 #include <memory>
@@ -8,16 +8,14 @@
 #include <vector>
 
 #include "../kernels.hpp"
-#include "../network.hpp"
 #include "../timer.hpp"
 
 namespace lenet {
 
-// Everything one thread writes while it trains: its kernels (activations, deltas), one
-// sample's gradient and its timers. alignas(64): two workers never share a cache line.
+// Everything one thread writes while it trains: its kernels (activations, deltas, gradients)
+// and its timers. alignas(64): two workers never share a cache line.
 struct alignas(64) Worker {
-  std::unique_ptr<SampleKernels> kernels;
-  float sample_grad[kParamCount];
+  std::unique_ptr<Kernels> kernels;
   LayerTimes times;
   long long samples = 0;  // trained by this thread so far: lenet-mpi's proof of its slices
 };
@@ -29,7 +27,7 @@ struct alignas(64) Worker {
 std::vector<Worker> make_workers(const std::string& kernels, int threads);
 
 // Each worker's kernels, in thread order: the team's share of an evaluation (evaluate.hpp).
-std::vector<SampleKernels*> kernels_of(const std::vector<Worker>& workers);
+std::vector<Kernels*> kernels_of(const std::vector<Worker>& workers);
 
 // The fields of LayerTimes that a worker's timers fill while it computes chunks
 // (common/gradient.hpp's chunk_gradient).

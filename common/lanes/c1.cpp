@@ -6,7 +6,7 @@
 // float, and each sum taken in ref's order: z1 tap by tap in (u, v) order; dW1 and db1 as ref's
 // partial sums over i, one per column j, then those added in j order. C1 is 93% of the
 // multiply-adds: the loops are blocked so that each vector loaded feeds several multiply-adds.
-#include "../simd/exp_vectors.hpp"
+#include "../vec/exp_vectors.hpp"
 #include "layers.hpp"
 
 namespace lenet::lanes {
@@ -62,7 +62,7 @@ void c1_forward(const float* params, Lanes& g) {
         }
       }
       // The row's sigmoids while it is in the L1 cache (z1 and a1 are 221 KB each with 16
-      // lanes, more than L1 holds), several vectors at a time (simd/exp_vectors.hpp: each lane
+      // lanes, more than L1 holds), several vectors at a time (vec/exp_vectors.hpp: each lane
       // gets what ref's scalar sigmoid gives).
       for (int m = m0; m < m0 + kFwdMaps; ++m) {
         const int row = m * kC1MapSize + i * kC1Side;

@@ -7,10 +7,11 @@
 // Two steps do not give ref's bits. The logits: GCC compiles ref's loop, unrolled, with fused
 // multiply-adds for some of the 27 steps and a multiply then an add for others (its vectoriser's
 // choice; another compiler chooses otherwise), where this loop fuses every one, so z3 and all
-// that follows agree with ref within float32 rounding (tests/test_lanes.cpp). The softmax: ref's
-// own function, run for each lane in turn, since its std::exp and std::log have no vector form
-// with their bits (10 exps a sample). dW3 and db3 are summed over the chunk by sum.cpp.
-#include "../ref/layers.hpp"
+// that follows agree with ref within float32 rounding (tests/unit/test_lanes.cpp). The softmax:
+// ref's own function (common/softmax.cpp), run for each lane in turn, since its std::exp and
+// std::log have no vector form with their bits (10 exps a sample). dW3 and db3 are summed over the
+// chunk by sum.cpp.
+#include "../softmax.hpp"
 #include "layers.hpp"
 
 namespace lenet::lanes {
@@ -35,7 +36,7 @@ void f_forward(const float* params, Lanes& g) {
     float z3[kClasses], p[kClasses];
     for (int k = 0; k < kClasses; ++k)
       z3[k] = g.z3[k][l];
-    g.loss[l] = ref::f_softmax_loss(z3, p, g.label[l]);
+    g.loss[l] = f_softmax_loss(z3, p, g.label[l]);
     for (int k = 0; k < kClasses; ++k)
       g.p[k][l] = p[k];
   }

@@ -1,9 +1,9 @@
 // The input: x = pixel / 255 (an IEEE float32 division, as the spec says, rounded as it rounds:
-// simd/over255.hpp), image l into lane l.
+// vec/over255.hpp), image l into lane l.
 #include <algorithm>
 #include <cstring>
 
-#include "../simd/over255.hpp"
+#include "../vec/over255.hpp"
 #include "layers.hpp"
 #include "transpose.hpp"
 

@@ -2,10 +2,9 @@
 // one layer per file like ref and simd:
 //   input.cpp  pixels -> x, one image per lane
 //   c1.cpp     convolution (93% of the work), s1.cpp pooling, f.cpp fully connected + softmax
-// train_chunk runs a whole chunk (kChunk samples, kChunk / kLanes vectors of them) and sums its
-// gradient in docs/network.md's order; the one-sample functions of SampleKernels run a chunk of
-// one sample (lane 0; the other lanes compute a blank image, and nothing of them is kept), for
-// the tests; forward_chunk runs the evaluation's chunks. docs/performance.md says what bounds it.
+//   sum.cpp    the chunk's gradient sum in docs/network.md's order
+// The whole chunk is one group (kernels.hpp): kChunk / kLanes vectors of samples, each layer over
+// all of them before the next layer. docs/performance.md says what bounds it.
 #pragma once
 
 #include <memory>
@@ -15,36 +14,34 @@
 
 namespace lenet {
 
-class LanesKernels final : public SampleKernels {
+class LanesKernels final : public Kernels {
  public:
   LanesKernels();
   const char* name() const override { return "lanes"; }
-  void load_input(const uint8_t* pixels) override;
-  void c1_forward(const float* params) override;
-  void s1_forward(const float* params) override;
-  float f_forward(const float* params, int label) override;
-  int predicted() const override;
-  void f_backward(const float* params, float* grad) override;
-  void s1_backward(const float* params, float* grad) override;
-  void c1_backward(const float* params, float* grad) override;
-  void activations(Activations& out) const override;
-
-  bool train_chunk(const float* params, const uint8_t* const* images, const int* labels, int n,
-                   float* chunk_sum, double& loss, LayerTimes* times) override;
-  bool forward_chunk(const float* params, const uint8_t* const* images, const int* labels, int n,
-                     float* losses, int* predicted) override;
+  int group() const override { return kChunk; }
+  void set_chunk(const uint8_t* const* images, const int* labels, int n) override;
+  void load_input(int first) override;
+  void c1_forward(const float* params, int first) override;
+  void s1_forward(const float* params, int first) override;
+  void f_forward(const float* params, int first) override;
+  void f_backward(const float* params, int first) override;
+  void s1_backward(const float* params, int first) override;
+  void c1_backward(const float* params, int first) override;
+  void add_gradients(int first, float* chunk_sum) override;  // sum.cpp
+  float loss(int s) const override;
+  int predicted(int s) const override;
+  void activations(int s, Activations& out) const override;
 
  private:
   static constexpr int kGroups = kChunk / lanes::kLanes;
   static_assert(kChunk % lanes::kLanes == 0, "a chunk is whole vectors of samples");
 
-  // Sample s of the chunk is lane s % kLanes of groups_[s / kLanes].
+  // Sample s of the chunk is lane s % kLanes of groups_[s / kLanes]; the lanes past n compute
+  // a blank image and are left out of every sum.
   std::unique_ptr<lanes::Lanes[]> groups_;
-  // Images and labels of samples s < n into their lanes, a blank image past n; returns the
-  // number of groups that hold samples.
-  int load_chunk(const uint8_t* const* images, const int* labels, int n);
-  // The chunk's gradient sum, sample by sample (sum.cpp).
-  void sum_gradients(int n, float* chunk_sum) const;
+  const uint8_t* images_[kChunk] = {};
+  int n_ = 0;
+  int used_ = 0;  // the groups that hold samples
 };
 
 }  // namespace lenet

@@ -1,16 +1,16 @@
 // The `lanes` kernels' layers: each function runs kLanes samples side by side, one per lane of
-// the build's vectors (simd/vec.hpp: 16 with AVX-512, 8 with AVX2, 4 with SSE2 or NEON). Every
+// the build's vectors (vec/vec.hpp: 16 with AVX-512, 8 with AVX2, 4 with SSE2 or NEON). Every
 // activation is stored one vector per element, lane l holding sample l's value (structure of
 // arrays), and every weight is broadcast to all lanes. So each lane does exactly the arithmetic
 // of ref's loops (common/ref/), in ref's order: no shuffles, no sums across lanes. The results
 // agree with ref's within float32 rounding, not bit for bit: the compiler decides which
-// multiply-adds it fuses (f.cpp; tests/test_lanes.cpp checks both).
+// multiply-adds it fuses (f.cpp; tests/unit/test_lanes.cpp checks both).
 #pragma once
 
 #include <cstdint>
 
 #include "../network.hpp"
-#include "../simd/vec.hpp"
+#include "../vec/vec.hpp"
 
 namespace lenet::lanes {
 

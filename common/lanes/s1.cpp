@@ -5,7 +5,7 @@
 //             d1[m][4i+u][4j+v] = W2[u][v] * d2[m][i][j] * a1 * (1 - a1)
 // ref's loops (common/ref/s1.cpp), a vector for every float; the weight gradient and the deltas
 // in one pass over a1, the sums in ref's window order.
-#include "../simd/exp_vectors.hpp"
+#include "../vec/exp_vectors.hpp"
 #include "layers.hpp"
 
 namespace lenet::lanes {

@@ -1,9 +1,9 @@
-// The chunk's gradient sum: chunk_sum = ((0 + g_0) + g_1) + ... + g_(n-1), parameter by
-// parameter in sample order, as chunk_gradient adds the gradients of one-sample kernels
-// (docs/network.md). Each group's per-lane values are first transposed (transpose.hpp), a block
-// of kLanes parameters at a time, so that sample s's values lie in one vector and the sums run
-// along the parameters. dW3[k][n] = d3[k] * a2[n] of each sample is formed here, as its rounded
-// product, then added: this file is compiled without FMA contraction (common/CMakeLists.txt),
+// The chunk's gradient sum: each sample's gradient added to chunk_sum, parameter by parameter in
+// sample order, as the per-sample adapter adds its samples' (docs/network.md). Each group's
+// per-lane values are first transposed (transpose.hpp), a block of kLanes parameters at a time,
+// so that sample s's values lie in one vector and the sums run along the parameters.
+// dW3[k][n] = d3[k] * a2[n] of each sample is formed here, as its rounded product, then added:
+// this file is compiled without FMA contraction (common/CMakeLists.txt),
 // which would fuse the two and round once, as ref's per-sample dW3 does not.
 #include <algorithm>
 
@@ -32,12 +32,11 @@ void samples_in_rows(const vfloat* from, float (&to)[kLanes][Count]) {
 
 }  // namespace
 
-void LanesKernels::sum_gradients(int n, float* chunk_sum) const {
-  std::fill(chunk_sum, chunk_sum + kParamCount, 0.0f);
-  for (int q = 0; q * kLanes < n; ++q) {
+void LanesKernels::add_gradients(int /*first*/, float* chunk_sum) {
+  for (int q = 0; q < used_; ++q) {
     const lanes::Lanes& g = groups_[q];
-    const int samples = std::min(kLanes, n - q * kLanes);  // this group's, in lanes 0, 1, ...
-    float grad[kLanes][simd::padded(kW3)];                 // dW1, db1, dW2, db2
+    const int samples = std::min(kLanes, n_ - q * kLanes);  // this group's, in lanes 0, 1, ...
+    float grad[kLanes][simd::padded(kW3)];                  // dW1, db1, dW2, db2
     float a2[kLanes][simd::padded(kS1Size)];
     float d3[kLanes][simd::padded(kClasses)];
     samples_in_rows(g.grad, grad);

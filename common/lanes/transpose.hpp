@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "../simd/vec.hpp"
+#include "../vec/vec.hpp"
 
 namespace lenet::lanes {
 

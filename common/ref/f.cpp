@@ -3,8 +3,6 @@
 //   backward: d3[k] = p[k] - (k == label)
 //             dW3[k][n] = d3[k] * a2[n]                 db3[k] = d3[k]
 //             g2[n] = sum_k W3[k][n] * d3[k]            d2 = g2 * a2 * (1 - a2)
-#include <cmath>
-
 #include "layers.hpp"
 
 namespace lenet::ref {
@@ -24,30 +22,6 @@ void f_logits(const float* params, const float* a2, float* z3, int begin, int en
       z += part[l];
     z3[k] = z;
   }
-}
-
-float f_softmax_loss(const float* z3, float* p, int label) {
-  // Softmax with the maximum subtracted; the loss as log-sum-exp minus the label's logit, which
-  // stays finite where p[label] would round to 0.
-  float zmax = z3[0];
-  for (int k = 1; k < kClasses; ++k)
-    zmax = z3[k] > zmax ? z3[k] : zmax;
-  float sum = 0.0f;
-  for (int k = 0; k < kClasses; ++k) {
-    p[k] = std::exp(z3[k] - zmax);
-    sum += p[k];
-  }
-  for (int k = 0; k < kClasses; ++k)
-    p[k] /= sum;
-  return std::log(sum) - (z3[label] - zmax);
-}
-
-int f_predicted(const float* z3) {
-  int best = 0;
-  for (int k = 1; k < kClasses; ++k) {
-    if (z3[k] > z3[best]) best = k;
-  }
-  return best;
 }
 
 void f_bias_gradient(const float* p, int label, float* grad) {

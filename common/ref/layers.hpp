@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "../network.hpp"
+#include "../softmax.hpp"
 
 namespace lenet::ref {
 
@@ -33,10 +34,10 @@ void s1_delta(const float* params, const float* a1, const float* d2, float* d1, 
 // F (f.cpp).
 // The logits z3 of the classes [begin, end).
 void f_logits(const float* params, const float* a2, float* z3, int begin, int end);
-// p = softmax(z3); returns the loss -log p[label].
-float f_softmax_loss(const float* z3, float* p, int label);
-// argmax of z3, the lowest index on a tie.
-int f_predicted(const float* z3);
+// p = softmax(z3), the loss, and the predicted class: the code every kernels shares
+// (common/softmax.hpp).
+using lenet::f_predicted;
+using lenet::f_softmax_loss;
 // db3 = d3 = p - onehot(label).
 void f_bias_gradient(const float* p, int label, float* grad);
 // dW3 of the input columns n in [begin, end), and d2 = dloss/dz2 of those inputs.

@@ -1,9 +1,9 @@
 // The `ref` kernels: one sample forward and backward in plain loops, one layer per file
-// (c1.cpp, s1.cpp, f.cpp, declared in layers.hpp). Read it beside docs/network.md: the comments
-// quote its formulas.
+// (c1.cpp, s1.cpp, f.cpp, declared in layers.hpp); a chunk runs through them one sample at a time
+// (common/per_sample.hpp). Read it beside docs/network.md: the comments quote its formulas.
 #pragma once
 
-#include "../kernels.hpp"
+#include "../per_sample.hpp"
 
 namespace lenet {
 

@@ -8,7 +8,7 @@
 //   dW1[m][u][v] = sum_o d1[m][o] * xs[v][o + 24 u]
 // C1 is 93% of the network's multiply-adds, so the loops are blocked for the registers: each
 // vector loaded is used by several multiply-adds before the next load.
-#include "exp_vectors.hpp"
+#include "../vec/exp_vectors.hpp"
 #include "simd_kernels.hpp"
 
 namespace lenet {

@@ -8,7 +8,8 @@
 // it in 8 columns: the rows of W3 and dW3 are packed, so a vector must not run past a row.
 #include <cmath>
 
-#include "exp_vectors.hpp"
+#include "../softmax.hpp"
+#include "../vec/exp_vectors.hpp"
 #include "simd_kernels.hpp"
 
 namespace lenet {
@@ -63,11 +64,7 @@ float SimdKernels::f_forward(const float* params, int label) {
 }
 
 int SimdKernels::predicted() const {
-  int best = 0;
-  for (int k = 1; k < kClasses; ++k) {
-    if (z3_[k] > z3_[best]) best = k;
-  }
-  return best;
+  return f_predicted(z3_);
 }
 
 void SimdKernels::f_backward(const float* params, float* grad) {

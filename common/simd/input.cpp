@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "over255.hpp"
+#include "../vec/over255.hpp"
 #include "simd_kernels.hpp"
 
 namespace lenet {

@@ -9,8 +9,7 @@
 // W2[u][0..3] repeated: the kernel row tiled across the lanes.
 #include <algorithm>
 
-#include "../ref/layers.hpp"  // ref's loops: what the lab's stand-in runs
-#include "exp_vectors.hpp"
+#include "../vec/exp_vectors.hpp"
 #include "simd_kernels.hpp"
 
 namespace lenet {

@@ -9,8 +9,8 @@
 // so a sample's result does not depend on which samples this object ran before it.
 #pragma once
 
-#include "../kernels.hpp"
-#include "vec.hpp"
+#include "../per_sample.hpp"
+#include "../vec/vec.hpp"
 
 namespace lenet {
 

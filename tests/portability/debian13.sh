@@ -131,15 +131,15 @@ if [[ ${1:-} == --inside ]]; then
     stage --foreground --log "$work/build-arm64.log" "build (arm64)" "$stage_limit" \
       "${run[@]}" cmake --build /build-arm64 -j 2 \
       --target lenet-serial lenet-openmp lenet_tests lenet_openmp_tests
-    # An ARM64 program, whose simd kernels take NEON's 128-bit vectors (common/simd/vec.hpp:
+    # An ARM64 program, whose simd kernels take NEON's 128-bit vectors (common/vec/vec.hpp:
     # 4 floats on aarch64) and compile to NEON's 4-float multiply-adds (fmla ... .4s).
     exe=/build-arm64/backend_serial/lenet-serial
     "${run[@]}" readelf -h "$exe" | grep -q 'Machine: *AArch64' ||
       fail "$exe is not an AArch64 program"
-    printf '#include "simd/vec.hpp"\nusing namespace lenet::simd;\n%s\n' \
+    printf '#include "vec/vec.hpp"\nusing namespace lenet::simd;\n%s\n' \
       'static_assert(kLanes == 4 && sizeof(vfloat) == 16);' |
       "${run[@]}" aarch64-linux-gnu-g++ -std=c++20 -I/src/common -fsyntax-only -x c++ - ||
-      fail "common/simd/vec.hpp does not take 4-float vectors on aarch64"
+      fail "common/vec/vec.hpp does not take 4-float vectors on aarch64"
     fmla=$("${run[@]}" sh -c 'aarch64-linux-gnu-objdump -d --no-show-raw-insn \
       /build-arm64/common/CMakeFiles/lenet_common.dir/simd/*.o' |
       grep -c 'fmla.*v[0-9]*\.4s' || true)

@@ -1,7 +1,7 @@
-// Every per-sample kernels against the PyTorch vectors: forward activations, one sample's
-// gradient, and the summed gradient of a batch (common/gradient.hpp's canonical order).
+// Every kernels against the PyTorch vectors: forward activations and gradient of one sample (a
+// chunk of one), and the summed gradient of a batch (common/gradient.hpp's canonical order).
 #include "../../common/gradient.hpp"
-#include "../../common/kernels.hpp"
+#include "../../common/kernels_registry.hpp"
 #include "backend_checks.hpp"
 #include "catch.hpp"
 #include "vectors.hpp"
@@ -35,7 +35,7 @@ TEST_CASE("kernels: forward activations and per-sample gradients match PyTorch",
       const float loss =
           train_sample(*k, params.data(), data.image(s), data.label(s), grad.data(), nullptr);
       Activations a;
-      k->activations(a);
+      k->activations(0, a);
       CHECK(vec(a.x) == v.f32(p + "x"));  // pixel / 255 is exact: bits must agree
       CHECK(close_enough(p + "z1", vec(a.z1), v.f32(p + "z1"), kRtol));
       CHECK(close_enough(p + "a1", vec(a.a1), v.f32(p + "a1"), kRtol));
@@ -57,9 +57,9 @@ TEST_CASE("kernels: the batch gradient of B = 1, 4, 7 matches PyTorch", "[vector
     auto k = make_kernels(kernels);
     for (int B : {1, 4, 7}) {
       INFO("kernels " << kernels << ", B " << B);
-      std::vector<float> sum(kParamCount), scratch(kParamCount);
+      std::vector<float> sum(kParamCount);
       const double loss = chunk_gradient(*k, params.data(), vector_train(), order.data(), B, -1,
-                                         sum.data(), scratch.data(), nullptr);
+                                         sum.data(), nullptr);
       for (float& g : sum)
         g /= static_cast<float>(B);
       const std::string p = "step.B" + std::to_string(B) + ".";
@@ -71,15 +71,18 @@ TEST_CASE("kernels: the batch gradient of B = 1, 4, 7 matches PyTorch", "[vector
 
 TEST_CASE("kernels: x is pixel / 255 as the IEEE division rounds it, for every byte", "[vectors]") {
   // The simd and lanes kernels compute it with a multiply and an FMA correction where the target
-  // has FMA (common/simd/over255.hpp).
+  // has FMA (common/vec/over255.hpp).
   std::vector<uint8_t> pixels(kImageSize);
   for (int i = 0; i < kImageSize; ++i)
     pixels[i] = static_cast<uint8_t>(i);  // 784 pixels: every byte value, three times over
   for (const std::string& kernels : available_kernels()) {
     auto k = make_kernels(kernels);
-    k->load_input(pixels.data());
+    const uint8_t* image = pixels.data();
+    const int label = 0;
+    k->set_chunk(&image, &label, 1);
+    k->load_input(0);
     Activations a;
-    k->activations(a);
+    k->activations(0, a);
     int wrong = 0;
     for (int i = 0; i < kImageSize; ++i) {
       const volatile float p = pixels[i];  // volatile: the division done here, at run time

@@ -2,8 +2,9 @@
 // (common/lanes/layers.hpp), but the compiler decides which of ref's multiply-adds it fuses
 // (common/lanes/f.cpp), so the two agree within float32 rounding (bit for bit through S1 in the
 // -O3 release build with g++ 12, not with the asan preset's -O2). And a whole chunk side by side
-// against the same kernels one sample at a time, bit for bit, for chunks of every size from 1 to
-// kChunk: the lanes past the chunk's end compute a blank image that no sum may take in.
+// against the same kernels one sample at a time (chunks of one), bit for bit, for chunks of every
+// size from 1 to kChunk: the lanes past the chunk's end compute a blank image that no sum may
+// take in.
 // (Bit-identity across threads and ranks: the backends' tests, which run every kernels.)
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include "../../backend_serial/serial_backend.hpp"
 #include "../../common/checkpoint.hpp"
 #include "../../common/gradient.hpp"
+#include "../../common/kernels_registry.hpp"
 #include "../../common/rng.hpp"
 #include "backend_checks.hpp"
 #include "catch.hpp"
@@ -70,8 +72,8 @@ TEST_CASE("lanes: one sample: ref's activations and gradient within float32 roun
       const float ll =
           train_sample(*lanes, params.data(), data.image(s), data.label(s), got.data(), nullptr);
       Activations a, b;
-      ref->activations(a);
-      lanes->activations(b);
+      ref->activations(0, a);
+      lanes->activations(0, b);
       CHECK(same_bits(a.x, b.x, kImageSize));  // the spec's IEEE division
       // The same operations in the same order, but whether ref's compiled loops fuse each
       // multiply-add is the compiler's choice (docs/performance.md): within float32 rounding.
@@ -88,9 +90,9 @@ TEST_CASE("lanes: one sample: ref's activations and gradient within float32 roun
 }
 
 TEST_CASE("lanes: a chunk of every size from 1 to 16 is its samples run one at a time", "[lanes]") {
-  // The chunk side by side (train_chunk) against the same kernels one sample at a time (lane
-  // 0), summed as chunk_gradient sums one-sample kernels: the same bits, or a lane is computed
-  // or summed wrongly (a lane past the chunk's end taken in, another lane's label, ...).
+  // The chunk side by side against the same kernels one sample at a time (chunks of one, in lane
+  // 0), summed as the per-sample adapter sums: the same bits, or a lane is computed or summed
+  // wrongly (a lane past the chunk's end taken in, another lane's label, ...).
   const Dataset& data = vector_train();
   auto lanes = make_kernels("lanes"), ref = make_kernels("ref");
   std::vector<float> want(kParamCount), got(kParamCount), grad(kParamCount), ref_sum(kParamCount);
@@ -111,8 +113,8 @@ TEST_CASE("lanes: a chunk of every size from 1 to 16 is its samples run one at a
             train_sample(*lanes, params.data(), data.image(i), data.label(i), grad.data(), nullptr);
         accumulate(want.data(), grad.data());
       }
-      const double loss = chunk_gradient(*lanes, params.data(), data, order.data(), n, -1,
-                                         got.data(), grad.data(), nullptr);
+      const double loss =
+          chunk_gradient(*lanes, params.data(), data, order.data(), n, -1, got.data(), nullptr);
       CHECK(loss == want_loss);
       for (const ParamTensor& t : kParamTensors) {
         INFO("d" << t.name);
@@ -124,15 +126,14 @@ TEST_CASE("lanes: a chunk of every size from 1 to 16 is its samples run one at a
       const int first = 5 * n;  // consecutive images, as the evaluation takes them
       forward_chunk(*lanes, params.data(), data, first, n, losses, predicted);
       for (int s = 0; s < n; ++s) {
-        const float one = forward_sample(*lanes, params.data(), data.image(first + s),
-                                         data.label(first + s), nullptr);
+        const float one =
+            forward_sample(*lanes, params.data(), data.image(first + s), data.label(first + s));
         CHECK(same_bits(&one, &losses[s], 1));
-        CHECK(lanes->predicted() == predicted[s]);
+        CHECK(lanes->predicted(0) == predicted[s]);
         classes.insert(predicted[s]);
       }
       // And ref's chunk sum within float32 rounding.
-      chunk_gradient(*ref, params.data(), data, order.data(), n, -1, ref_sum.data(), grad.data(),
-                     nullptr);
+      chunk_gradient(*ref, params.data(), data, order.data(), n, -1, ref_sum.data(), nullptr);
       CHECK(params_close("chunk sum", got, ref_sum, looser * kChunkRtol));
     }
   }

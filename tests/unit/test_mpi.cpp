@@ -12,6 +12,7 @@
 #include "../../backend_mpi/mpi_backend.hpp"
 #include "../../backend_mpi/mpi_comm.hpp"
 #include "../../backend_serial/serial_backend.hpp"
+#include "../../common/kernels_registry.hpp"
 #include "../../common/report.hpp"
 #include "../../common/rng.hpp"
 #include "backend_checks.hpp"

@@ -12,6 +12,7 @@
 #include "../../backend_serial/serial_backend.hpp"
 #include "../../common/error.hpp"
 #include "../../common/gradient.hpp"
+#include "../../common/kernels_registry.hpp"
 #include "../../common/rng.hpp"
 #include "backend_checks.hpp"
 #include "catch.hpp"
@@ -109,7 +110,7 @@ TEST_CASE("layer: the layer kernels compute ref's bits", "[openmp][lab2][kernels
   const std::vector<float> params = init_params(1);
   auto ref = make_kernels("ref");
   for (int threads : kThreadCounts) {
-    LayerKernels layer(threads);
+    PerSample layer(std::make_unique<LayerKernels>(threads));
     for (int s = 0; s < 16; ++s) {
       INFO(threads << " threads, sample " << s);
       std::vector<float> want(kParamCount), got(kParamCount);
@@ -118,12 +119,12 @@ TEST_CASE("layer: the layer kernels compute ref's bits", "[openmp][lab2][kernels
       const float got_loss =
           train_sample(layer, params.data(), data.image(s), data.label(s), got.data(), nullptr);
       Activations a, b;
-      ref->activations(a);
-      layer.activations(b);
+      ref->activations(0, a);
+      layer.activations(0, b);
       CHECK(std::memcmp(&a, &b, sizeof a) == 0);
       CHECK(got_loss == want_loss);
       CHECK(got == want);
-      CHECK(layer.predicted() == ref->predicted());
+      CHECK(layer.predicted(0) == ref->predicted(0));
     }
   }
 }

@@ -1,6 +1,7 @@
 // The serial backend through the Backend interface: the PyTorch step and trajectory vectors for
 // all kernels, and run-to-run determinism.
 #include "../../backend_serial/serial_backend.hpp"
+#include "../../common/kernels_registry.hpp"
 #include "../../common/rng.hpp"
 #include "backend_checks.hpp"
 #include "catch.hpp"

@@ -1,12 +1,12 @@
-// The simd kernels' vector exp and sigmoid (common/simd/exp_vectors.hpp): lane for lane the same
-// bits as the scalar vexp of common/vexp.hpp (whose error against std::exp tests/unit/test_vexp.cpp
-// measures), so both kernels' sigmoids agree exactly for the same input; and within 2 ulp of
-// std::exp themselves, at whatever vector width this build has.
+// The vector exp and sigmoid of the simd and lanes kernels (common/vec/exp_vectors.hpp): lane for
+// lane the same bits as the scalar vexp of common/vexp.hpp (whose error against std::exp
+// tests/unit/test_vexp.cpp measures), so both kernels' sigmoids agree exactly for the same input;
+// and within 2 ulp of std::exp themselves, at whatever vector width this build has.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 
-#include "../../common/simd/exp_vectors.hpp"
+#include "../../common/vec/exp_vectors.hpp"
 #include "../../common/vexp.hpp"
 #include "catch.hpp"
 #include "ulps.hpp"

@@ -1,11 +1,11 @@
-// The kernels registry: which per-sample implementations this build has.
-#include "kernels.hpp"
+#include "kernels_registry.hpp"
 
 #include "error.hpp"
 #include "lanes/lanes_kernels.hpp"
+#include "per_sample.hpp"
 #include "ref/ref_kernels.hpp"
 #include "simd/simd_kernels.hpp"
-#include "simd/vec.hpp"
+#include "vec/vec.hpp"
 
 namespace lenet {
 
@@ -18,10 +18,10 @@ std::vector<std::string> available_kernels() {
   return {"ref", "lanes", "simd"};
 }
 
-std::unique_ptr<SampleKernels> make_kernels(const std::string& kernels) {
-  if (kernels == "ref") return std::make_unique<RefKernels>();
+std::unique_ptr<Kernels> make_kernels(const std::string& kernels) {
+  if (kernels == "ref") return std::make_unique<PerSample>(std::make_unique<RefKernels>());
   if (kernels == "lanes") return std::make_unique<LanesKernels>();
-  if (kernels == "simd") return std::make_unique<SimdKernels>();
+  if (kernels == "simd") return std::make_unique<PerSample>(std::make_unique<SimdKernels>());
   throw Error("--kernels: unknown kernels '" + kernels + "' (this build has: ref, lanes, simd)");
 }
 

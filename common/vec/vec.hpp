@@ -1,5 +1,6 @@
-// The vector type of the `simd` kernels: GCC vector extensions (which Clang understands too), with
-// the width chosen by the build target, so that one source serves every machine:
+// The vector type of the `simd` and `lanes` kernels (namespace lenet::simd): GCC vector extensions
+// (which Clang understands too), with the width chosen by the build target, so that one source
+// serves every machine:
 //   AVX-512 (-march=native here): 16 floats, 32 registers
 //   AVX2 / AVX:                    8 floats, 16 registers
 //   otherwise (SSE2, NEON):        4 floats, 16 registers (32 on 64-bit ARM)

@@ -1,6 +1,6 @@
 // exp and the sigmoid on whole vectors: the algorithm and constants of common/vexp.hpp, written
 // once more for vfloat, so each lane gets exactly what lenet::vexp gives for that float
-// (tests/test_simd_exp.cpp checks both that and the error against std::exp).
+// (tests/unit/test_simd_exp.cpp checks both that and the error against std::exp).
 //   exp(x) = 2^n * exp(r),  n = round(x / ln2),  r = x - n*ln2,  exp(r) by a degree-7 polynomial.
 #pragma once
 

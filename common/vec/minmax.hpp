@@ -1,4 +1,4 @@
-// Lane-wise minimum and maximum: the one place the simd kernels uses intrinsics. GCC turns
+// Lane-wise minimum and maximum: the one place the vector code uses intrinsics. GCC turns
 // `a < b ? a : b` on vectors into a compare and a blend (2 instructions) even where one
 // instruction does exactly that; in the sigmoid's clamps that cost 16% (docs/performance.md).
 //   min(a, b) = a < b ? a : b      max(a, b) = a > b ? a : b
