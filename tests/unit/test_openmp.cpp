@@ -156,7 +156,7 @@ void check_bit_identity(Strategy s) {
   }
 }
 
-TEST_CASE("batch: bit-identical to lenet-serial for 1 to 4 threads", "[openmp][lab1]") {
+TEST_CASE("batch: bit-identical to lenet-serial for 1 to 4 threads", "[openmp][lab1][sweep]") {
   check_bit_identity(Strategy::kBatch);
 }
 
@@ -164,7 +164,7 @@ TEST_CASE("layer: bit-identical to lenet-serial for 1 to 4 threads", "[openmp][l
   check_bit_identity(Strategy::kLayer);
 }
 
-TEST_CASE("the test loss and accuracy are serial's for every thread count", "[openmp]") {
+TEST_CASE("the test loss and accuracy are serial's for every thread count", "[openmp][sweep]") {
   const Dataset& test = vector_train_8x();  // 1024 images: every thread gets some
   for (Strategy s : kStrategies) {
     for (const std::string& kernels : kernels_of(s)) {

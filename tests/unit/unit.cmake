@@ -56,16 +56,21 @@ if(TARGET lenet_openmp)
   set(_omp ENVIRONMENT "OMP_WAIT_POLICY=passive")
   lenet_catch_tests(lenet_openmp_tests PREFIX "openmp: " SPEC "[lab1][vectors]"
     LABELS "openmp;lab1;lab1-vectors" ${_omp})
+  # [sweep] (label thread-sweep): the tests that train the batch strategy at every thread count
+  # from 1 to 4, minutes under an emulator (tests/portability/debian13.sh's ARM64 leg leaves them
+  # out).
   lenet_catch_tests(lenet_openmp_tests PREFIX "openmp: " SPEC "[lab1]~[vectors]"
-    LABELS "openmp;lab1;lab1-threads" ${_omp})
+    LABELS "openmp;lab1;lab1-threads;thread-sweep" ${_omp})
   lenet_catch_tests(lenet_openmp_tests PREFIX "openmp: " SPEC "[lab2][vectors]"
     LABELS "openmp;lab2;lab2-vectors" ${_omp})
   lenet_catch_tests(lenet_openmp_tests PREFIX "openmp: " SPEC "[lab2][kernels]"
     LABELS "openmp;lab2;lab2-kernels" ${_omp})
   lenet_catch_tests(lenet_openmp_tests PREFIX "openmp: " SPEC "[lab2]~[vectors]~[kernels]"
     LABELS "openmp;lab2;lab2-threads" ${_omp})
-  lenet_catch_tests(lenet_openmp_tests PREFIX "openmp: " SPEC "~[lab1]~[lab2]"
+  lenet_catch_tests(lenet_openmp_tests PREFIX "openmp: " SPEC "~[lab1]~[lab2]~[sweep]"
     LABELS "openmp" ${_omp})
+  lenet_catch_tests(lenet_openmp_tests PREFIX "openmp: " SPEC "~[lab1]~[lab2][sweep]"
+    LABELS "openmp;thread-sweep" ${_omp})
 endif()
 
 if(TARGET lenet_mpi)
