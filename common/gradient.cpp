@@ -37,17 +37,23 @@ double train_groups(Kernels& k, const float* params, int n, float* chunk_sum, La
   return loss;
 }
 
+// Hands the kernels images index(0), ..., index(n - 1) of data, with their labels, as the chunk.
+template <class Index>
+void set_chunk(Kernels& k, const Dataset& data, int n, Index index) {
+  const uint8_t* images[kChunk] = {};  // {}: GCC 12 cannot tell that set_chunk reads only n
+  int labels[kChunk] = {};
+  for (int s = 0; s < n; ++s) {
+    images[s] = data.image(index(s));
+    labels[s] = data.label(index(s));
+  }
+  k.set_chunk(images, labels, n);
+}
+
 }  // namespace
 
 double chunk_gradient(Kernels& k, const float* params, const Dataset& data, const int32_t* order,
                       int n, int next, float* chunk_sum, LayerTimes* times) {
-  const uint8_t* images[kChunk] = {};  // {}: GCC 12 cannot tell that set_chunk reads only n
-  int labels[kChunk] = {};
-  for (int s = 0; s < n; ++s) {
-    images[s] = data.image(order[s]);
-    labels[s] = data.label(order[s]);
-  }
-  k.set_chunk(images, labels, n);
+  set_chunk(k, data, n, [&](int s) { return order[s]; });
   return train_groups(k, params, n, chunk_sum, times, [&](int first) {
     const int after = first + k.group() < n ? order[first + k.group()] : next;
     if (after >= 0) data.prefetch(after);  // arrives while this group computes
@@ -56,13 +62,7 @@ double chunk_gradient(Kernels& k, const float* params, const Dataset& data, cons
 
 void forward_chunk(Kernels& k, const float* params, const Dataset& data, int first, int n,
                    float* losses, int* predicted) {
-  const uint8_t* images[kChunk] = {};  // {}: GCC 12 cannot tell that set_chunk reads only n
-  int labels[kChunk] = {};
-  for (int s = 0; s < n; ++s) {
-    images[s] = data.image(first + s);
-    labels[s] = data.label(first + s);
-  }
-  k.set_chunk(images, labels, n);
+  set_chunk(k, data, n, [&](int s) { return first + s; });
   for (int g = 0; g < n; g += k.group())
     forward_group(k, params, g, nullptr);
   for (int s = 0; s < n; ++s) {

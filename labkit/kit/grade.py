@@ -474,16 +474,17 @@ class Grading:
             want.append(sum(p["cpu"] for p in ref.observed.of(program)))
             got.append(sum(p["cpu"] for p in r.observed.of(program)))
             ranks = len(r.observed.of(program))
-        ratio = min(got) / min(want) if min(want) > 0 else float("inf")
+        got, want = min(got), min(want)
+        ratio = got / want if want > 0 else float("inf")
         low = spec.get("min_ratio", 0.5)
         rounds = f"least of {WORK_ROUNDS} rounds"
         if ranks >= 2 and low <= ratio <= spec["max_ratio"]:
-            return check.passed(f"{ranks} ranks used {min(got):.2f} s of CPU on one core, the "
-                                f"reference's {min(want):.2f} s ({ratio:.2f}x, {rounds}): each "
+            return check.passed(f"{ranks} ranks used {got:.2f} s of CPU on one core, the "
+                                f"reference's {want:.2f} s ({ratio:.2f}x, {rounds}): each "
                                 f"sample computed once")
         check.failed(f"expected each sample computed on one rank: {ranks} ranks used "
-                     f"{min(got):.2f} s of CPU on one core where the reference's use "
-                     f"{min(want):.2f} s ({ratio:.2f}x, {rounds}; {low}x to "
+                     f"{got:.2f} s of CPU on one core where the reference's use "
+                     f"{want:.2f} s ({ratio:.2f}x, {rounds}; {low}x to "
                      f"{spec['max_ratio']}x expected)" +
                      (": every rank computed the whole batch?" if ratio > spec["max_ratio"] else
                       ": samples left uncomputed?" if ratio < low else ""))
