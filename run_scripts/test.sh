@@ -30,12 +30,15 @@ bash "$root/run_scripts/get_data.sh"
 cd "$build_dir"
 ctest --output-on-failure --no-tests=error -j "$(nproc)" "$@" && exit 0
 rc=$?
-# A long run's log shows its end first: each failed test's last lines again, here.
+# A long run's log shows its end first: each failed test's first and last lines again, here
+# (the lab kit's tests put their verdict first).
 awk '/^[0-9]+\/[0-9]+ Test: / { name = substr($0, index($0, ": ") + 2); n = 0 }
      /^<end of output>$/ { out = 0 }
-     out { tail[n++ % 8] = $0 }
+     out { if (n < 3) head[n] = $0; else tail[n % 5] = $0; ++n }
      /^Output:$/ { out = 1; getline }
      /^Test Failed/ { print "--- failed: " name
-                      for (i = (n > 8 ? n - 8 : 0); i < n; ++i) print "    " tail[i % 8] }' \
-  Testing/Temporary/LastTest.log >&2 || true
+                      for (i = 0; i < n && i < 3; ++i) print "    " head[i]
+                      if (n > 8) print "    [...]"
+                      for (i = (n > 8 ? n - 5 : 3); i < n; ++i) print "    " tail[i % 5] }' \
+  Testing/Temporary/LastTest.log || true
 exit $rc

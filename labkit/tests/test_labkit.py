@@ -25,6 +25,7 @@ Classroom's) holds an escape character or a NON-XML-CHAR marker.
 Exit 0: passed; 1: failed (the first failure, in one line); 77: SKIPPED.
 """
 import base64
+import io
 import json
 import os
 import re
@@ -745,8 +746,28 @@ def platforms():
 
 
 def main():
-    sys.stdout.reconfigure(line_buffering=True)
-    what = sys.argv[1:]
+    # At a terminal the progress shows as it comes. Under CTest, whose log (and a CI excerpt of
+    # it) may keep only a long output's first lines, the verdict comes first and the progress
+    # after it.
+    live = sys.stdout.isatty()
+    if live:
+        sys.stdout.reconfigure(line_buffering=True)
+    else:
+        real, sys.stdout = sys.stdout, io.StringIO()
+    verdict = None
+    try:
+        return run(sys.argv[1:])
+    except Exception:
+        verdict = "FAILED: the test itself raised an error (its traceback after the progress)"
+        raise
+    finally:
+        if not live:
+            log, sys.stdout = sys.stdout.getvalue(), real
+            verdict = verdict or log.rstrip("\n").rsplit("\n", 1)[-1]
+            print(verdict + "\n" + log, end="", flush=True)
+
+
+def run(what):
     try:
         if what == ["kit"]:
             kit()
