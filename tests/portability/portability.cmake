@@ -1,9 +1,11 @@
-# Label portability: the project built where its users are, not as on this machine (docs/portability.md).
-# Each test is a second build of its own (minutes), run only where LENET_PORTABILITY=1 (.ci/run
-# sets it), SKIPPED otherwise and where what it needs is missing; each runs alone, compiling on
-# every core. Each has a label of its own besides (portability-hydra, portability-no-root,
-# portability-debian13, portability-arm64), to run one: LENET_PORTABILITY=1 ctest -L
-# portability-no-root.
+# Label portability: the project built where its users are, not as on this machine
+# (docs/portability.md). Each test is a second build of its own (minutes), run only where
+# LENET_PORTABILITY=1 (.ci/run sets it), SKIPPED otherwise and where what it needs is missing.
+# The builds run one at a time (RESOURCE_LOCK portability-build) and start early (COST) beside
+# the lab kit's gradings: the two chains overlap where one waits for downloads or for a
+# grading's runs. The MPICH suite runs alone (RUN_SERIAL), for its timed checks. Each has a label
+# of its own besides (portability-hydra, portability-no-root, portability-debian13,
+# portability-arm64), to run one: LENET_PORTABILITY=1 ctest -L portability-no-root.
 
 # The MPI suite in a build of its own against MPICH, the other MPI family (SKIPPED without
 # MPICH). Alone also because the suite it runs has timed checks.
@@ -20,13 +22,13 @@ add_test(NAME "portability: no root, no network, CLI11 and Catch2 built from loc
           ${CMAKE_CXX_COMPILER})
 set_tests_properties("portability: no root, no network, CLI11 and Catch2 built from local copies"
   PROPERTIES LABELS "portability;portability-no-root" SKIP_RETURN_CODE 77 TIMEOUT 2700
-  RUN_SERIAL ON)
+  RESOURCE_LOCK portability-build COST 500)
 
 # In a Debian 13 root made with debootstrap (tests/portability/debian13.sh): the build and tests
 # with Debian 13's compilers and libraries, and the ARM64 cross build run under qemu-aarch64.
 # Both need root and Debian's registry, and download about 400 MB the first time: they run when
 # LENET_PORTABILITY=1 is set (.ci/run sets it), and say SKIPPED otherwise. One at a time: the
-# first makes the root that both use (RUN_SERIAL: never beside each other).
+# first makes the root that both use (the lock: never beside each other).
 set(_debian13 ${CMAKE_CURRENT_LIST_DIR}/debian13.sh)
 add_test(NAME "portability: Debian 13 (GCC 14, CMake 3.31, Catch2 3, Open MPI 5)"
   COMMAND bash ${_debian13} native ${PROJECT_SOURCE_DIR})
@@ -38,4 +40,4 @@ set_tests_properties("portability: ARM64 cross build, tests under qemu-aarch64 (
   PROPERTIES LABELS "portability;portability-arm64")
 set_tests_properties("portability: Debian 13 (GCC 14, CMake 3.31, Catch2 3, Open MPI 5)"
   "portability: ARM64 cross build, tests under qemu-aarch64 (Debian 13)" PROPERTIES
-  SKIP_RETURN_CODE 77 RUN_SERIAL ON TIMEOUT 3600)
+  SKIP_RETURN_CODE 77 RESOURCE_LOCK portability-build COST 500 TIMEOUT 3600)
