@@ -1,6 +1,7 @@
 // C1: 6 filters 5x5 over the 28x28 input, stride 1, no padding, then a sigmoid.
 //   forward:  z1[m][i][j] = b1[m] + sum_{u,v} W1[m][u][v] * x[i+u][j+v]      a1 = sigmoid(z1)
-//   backward: d1 = dloss/dz1 comes from S1;
+//   backward: d1 = dloss/dz1, S1's: d1[m][4i'+u][4j'+v] = W2[u][v] * d2[m][i'][j'] * a1 * (1 - a1),
+//             made here a column at a time where it is used (s1.cpp says why);
 //             dW1[m][u][v] = sum_{i,j} d1[m][i][j] * x[i+u][j+v]            db1[m] = sum d1[m]
 // Each lane is one sample, so these are ref's loops (common/ref/c1.cpp) with a vector for every
 // float, and each sum taken in ref's order: z1 tap by tap in (u, v) order; dW1 and db1 as ref's
@@ -73,15 +74,26 @@ void c1_forward(const float* params, Lanes& g) {
   }
 }
 
-void c1_backward(Lanes& g) {
+void c1_backward(const float* params, Lanes& g) {
+  const float* W2 = params + kW2;
   // sum_w[m][u][v] and sum_b[m]: ref's final sums over the columns j, in j order.
   vfloat sum_w[kC1Maps][kC1Kernel][kC1Kernel] = {};
   vfloat sum_b[kC1Maps] = {};
   // Column j outside the kernel row u: the d1 column of the kBwdMaps maps and the x columns
-  // under it stay in the L1 cache for the five rows u (d1 alone is 221 KB with 16 lanes). Each
-  // sum still runs in ref's order: over i inside, then over j in j order.
+  // under it stay in the L1 cache for the five rows u. Each sum still runs in ref's order: over
+  // i inside, then over j in j order.
   for (int m0 = 0; m0 < kC1Maps; m0 += kBwdMaps) {
     for (int j = 0; j < kC1Side; ++j) {
+      // The column's d1, S1's formula in ref's order of operations (common/ref/s1.cpp): a
+      // buffer of 4.6 KB in place of a 221 KB d1 that S1 would write and C1 read back.
+      vfloat d1[kBwdMaps][kC1Side];
+      for (int m = 0; m < kBwdMaps; ++m) {
+        for (int i = 0; i < kC1Side; ++i) {
+          const vfloat a1 = g.a1[(m0 + m) * kC1MapSize + i * kC1Side + j];
+          const vfloat d2 = g.d2[(m0 + m) * kS1MapSize + i / kS1Kernel * kS1Side + j / kS1Kernel];
+          d1[m][i] = W2[i % kS1Kernel * kS1Kernel + j % kS1Kernel] * d2 * a1 * (1.0f - a1);
+        }
+      }
       for (int u = 0; u < kC1Kernel; ++u) {
         // ref's partial sums acc[u][v][j] (and bias[j] in the pass for u = 0), over i.
         vfloat acc[kBwdMaps][kC1Kernel] = {};
@@ -91,7 +103,7 @@ void c1_backward(Lanes& g) {
           for (int v = 0; v < kC1Kernel; ++v)
             x[v] = simd::in_register(g.x[(i + u) * kImageSide + j + v]);
           for (int m = 0; m < kBwdMaps; ++m) {
-            const vfloat d = g.d1[(m0 + m) * kC1MapSize + i * kC1Side + j];
+            const vfloat d = d1[m][i];
             if (u == 0) bias[m] += d;
             for (int v = 0; v < kC1Kernel; ++v)
               acc[m][v] += d * x[v];

@@ -53,14 +53,14 @@ void LanesKernels::f_backward(const float* params, int /*first*/) {
     lanes::f_backward(params, groups_[q]);
 }
 
-void LanesKernels::s1_backward(const float* params, int /*first*/) {
+void LanesKernels::s1_backward(const float* /*params*/, int /*first*/) {
   for (int q = 0; q < used_; ++q)
-    lanes::s1_backward(params, groups_[q]);
+    lanes::s1_backward(groups_[q]);
 }
 
-void LanesKernels::c1_backward(const float* /*params*/, int /*first*/) {
+void LanesKernels::c1_backward(const float* params, int /*first*/) {
   for (int q = 0; q < used_; ++q)
-    lanes::c1_backward(groups_[q]);
+    lanes::c1_backward(params, groups_[q]);
 }
 
 float LanesKernels::loss(int s) const {

@@ -29,22 +29,23 @@ struct Lanes {
   vfloat z3[kClasses], p[kClasses];
   float loss[kLanes];
   int label[kLanes];
-  // Backward: the deltas, and each sample's dW1, db1, dW2 and db2 at their parameter offsets
-  // (0 to kW3 - 1). dW3 = d3 a2^T and db3 = d3 are formed only in the chunk's sum (sum.cpp).
-  vfloat d3[simd::padded(kClasses)], d2[kS1Size], d1[kC1Size];
+  // Backward: the deltas (d1 only a column at a time, in c1.cpp), and each sample's dW1, db1,
+  // dW2 and db2 at their parameter offsets (0 to kW3 - 1). dW3 = d3 a2^T and db3 = d3 are
+  // formed only in the chunk's sum (sum.cpp).
+  vfloat d3[simd::padded(kClasses)], d2[kS1Size];
   vfloat grad[simd::padded(kW3)];
 };
 
 // x = pixel / 255 of images[l] into lane l (input.cpp).
 void load_input(const uint8_t* const (&images)[kLanes], Lanes& g);
 
-// C1 (c1.cpp): z1, a1; then dW1, db1 from d1.
+// C1 (c1.cpp): z1, a1; then d1 from d2 (S1's deltas, made where they are used), dW1, db1.
 void c1_forward(const float* params, Lanes& g);
-void c1_backward(Lanes& g);
+void c1_backward(const float* params, Lanes& g);
 
-// S1 (s1.cpp): z2, a2; then dW2, db2 and d1 from d2.
+// S1 (s1.cpp): z2, a2; then dW2, db2 from d2.
 void s1_forward(const float* params, Lanes& g);
-void s1_backward(const float* params, Lanes& g);
+void s1_backward(Lanes& g);
 
 // F (f.cpp): z3, p and each lane's loss of label[l]; then d3 and d2.
 void f_forward(const float* params, Lanes& g);

@@ -3,8 +3,10 @@
 //   backward: d2 = dloss/dz2 comes from F;
 //             dW2[u][v] = sum_{m,i,j} d2[m][i][j] * a1[m][4i+u][4j+v]        db2 = sum d2
 //             d1[m][4i+u][4j+v] = W2[u][v] * d2[m][i][j] * a1 * (1 - a1)
-// ref's loops (common/ref/s1.cpp), a vector for every float; the weight gradient and the deltas
-// in one pass over a1, the sums in ref's window order.
+// ref's loops (common/ref/s1.cpp), a vector for every float, the sums in ref's window order.
+// d1 is C1's backward's to make (c1.cpp), a column at a time where it is used: with 16 lanes
+// it is 221 KB, more than L1 holds, and written here to be read back there it cost more than
+// the rest of S1's backward (2026-11-28, docs/performance.md).
 #include "../vec/exp_vectors.hpp"
 #include "layers.hpp"
 
@@ -43,8 +45,7 @@ void s1_forward(const float* params, Lanes& g) {
                  kS1Size * kLanes);
 }
 
-void s1_backward(const float* params, Lanes& g) {
-  const float* W2 = params + kW2;
+void s1_backward(Lanes& g) {
   vfloat dW2[kW2Size] = {};
   // db2 in a loop of its own, in the same window order: inside the loop below it took a 17th
   // accumulator, which GCC kept on the stack (a store-to-load chain on every window).
@@ -56,12 +57,8 @@ void s1_backward(const float* params, Lanes& g) {
       for (int j = 0; j < kS1Side; ++j) {
         const vfloat d = g.d2[m * kS1MapSize + i * kS1Side + j];
         for (int u = 0; u < kS1Kernel; ++u) {
-          for (int v = 0; v < kS1Kernel; ++v) {
-            const int c = cell(m, i, j, u, v);
-            const vfloat a1 = g.a1[c];
-            dW2[u * kS1Kernel + v] += d * a1;
-            g.d1[c] = W2[u * kS1Kernel + v] * d * a1 * (1.0f - a1);
-          }
+          for (int v = 0; v < kS1Kernel; ++v)
+            dW2[u * kS1Kernel + v] += d * g.a1[cell(m, i, j, u, v)];
         }
       }
     }
