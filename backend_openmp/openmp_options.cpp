@@ -12,7 +12,7 @@ namespace lenet {
 
 void add_openmp_options(CLI::App& app, OpenMPOptions& o) {
   add_kernels_option(app, o.kernels);
-  app.get_option("--kernels")->description("per-sample kernels (--strategy layer: ref only)");
+  app.get_option("--kernels")->description("the layer kernels (--strategy layer: ref only)");
   // Recorded while parsing: the App (and its options) is gone when the backend is made.
   app.get_option("--kernels")->each([&o](const std::string&) { o.kernels_given = true; });
   // omp_get_max_threads() is OMP_NUM_THREADS when that is set, else the number of cores.

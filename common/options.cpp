@@ -54,7 +54,7 @@ void add_common_options(CLI::App& app, Options& o) {
 void add_kernels_option(CLI::App& app, std::string& kernels) {
   const auto built = available_kernels();
   kernels = built.back();  // the registry lists the default last
-  app.add_option("--kernels", kernels, "per-sample kernels")
+  app.add_option("--kernels", kernels, "the layer kernels (docs/performance.md)")
       ->check(CLI::IsMember(built))
       ->capture_default_str();
   add_list_kernels_option(app, built);
