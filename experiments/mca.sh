@@ -116,7 +116,7 @@ PARTS = [
     ('S1 forward', 'sigmoids', 'div', 216, 's1', 's1_forward', 0),
     ('F forward', 'logits', 'fma', 2160, 'f', 'f_forward', 4320),
     ('F backward', 'g2', 'fma', 2160, 'f', 'f_backward', 4320),
-    ('S1 backward', 'dW2 and d1', 'fma', 3456, 's1', 's1_backward', 6912),
+    ('S1 backward', 'dW2', 'fma', 3456, 's1', 's1_backward', 6912),
     ('C1 backward', 'dW1', 'fma', 86400, 'c1', 'c1_backward', 172800),
 ]
 SAMPLE_FLOP = 372384
