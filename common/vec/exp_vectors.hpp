@@ -19,8 +19,9 @@ namespace lenet::simd {
 // S = -1 gives exp(-x): the sign goes into the clamp's bounds and the first two steps' constants
 // (the sigmoid's negation, one instruction a vector, is gone). Negating is exact and rounding
 // is symmetric, so every step rounds as it does for vexp(-x): the same bits for every float x
-// but a NaN (checked for all 2^32 with AVX-512, AVX2 and SSE2, 2026-11-28), and a NaN out for
-// the NaNs that arithmetic makes; only the sign a NaN carries may differ.
+// but a NaN, and a NaN out for the NaNs that arithmetic makes; only the sign a NaN carries may
+// differ. The test labelled exhaustive checks the sigmoid on all 2^32 floats at the build's
+// vector width (tests/unit/test_simd_exp.cpp; run by hand with AVX2 and SSE2 too, 2026-11-28).
 template <int N, int S = 1>
 [[gnu::always_inline]] inline void vexp(vfloat (&x)[N]) {
   static_assert(S == 1 || S == -1);
