@@ -3,9 +3,10 @@
 // a chunk of 16 side by side for lanes), and the whole
 // sample as training runs it (a chunk of 16): CPU nanoseconds per sample (the ns/sample column),
 // GFLOP/s and %peak (every layer and the sample) against one core's peak, measured when the
-// program starts; the header names the CPU (cpu:) and that peak (peak:). What the whole
-// training loop costs per layer is what --timing prints; the two are compared in
-// docs/performance.md.
+// program starts; the header names the CPU (cpu:) and that peak (peak:). The row `sigmoids`
+// times the sample's sigmoids alone, work the FLOP count does not see, and reports the ceiling
+// they put on the sample's %peak. What the whole training loop costs per layer is what --timing
+// prints; the two are compared in docs/performance.md.
 //
 //   build-simd/bench/lenet-bench-layers --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true      (medians of 5; see --help for filters)
@@ -23,6 +24,7 @@
 #include "../common/kernels_registry.hpp"
 #include "../common/network.hpp"
 #include "../common/rng.hpp"
+#include "../common/vec/exp_vectors.hpp"
 #include "../common/vec/vec.hpp"
 #include "checked.hpp"
 
@@ -169,6 +171,33 @@ void peak_fma(benchmark::State& state) {
   state.counters["%peak"] = 100.0 * state.counters["GFLOP/s"] / peak_gflops;
 }
 
+// The sample's sigmoids alone (C1's 3,456 and S1's 216), as simd and lanes compute them
+// (vec/exp_vectors.hpp: one exp, an add and a division each, all on the FMA units' ports),
+// kLanes samples at a time: 153 passes over one C1 row of kLanes samples (24 vectors, in L1),
+// as lanes runs them a row at a time. The FLOP count does not see this work, so it reports the
+// ceiling it puts on the sample: the %peak a sample would reach if its multiply-adds ran at
+// the peak and nothing but these sigmoids took any time (docs/performance.md, "The ceiling").
+void sigmoids(benchmark::State& state) {
+  constexpr int kRow = kC1Side * simd::kLanes;
+  constexpr int kPasses = (kC1Size + kS1Size) / kC1Side;
+  static_assert(kPasses * kC1Side == kC1Size + kS1Size);
+  std::vector<float> z(kRow), a(kRow);
+  SplitMix64 rng(7);
+  for (float& v : z)
+    v = 16.0f * rng.uniform01() - 8.0f;  // timings do not depend on the values
+  const double t0 = cpu_seconds();
+  for (auto _ : state) {
+    for (int pass = 0; pass < kPasses; ++pass)
+      simd::sigmoids(z.data(), a.data(), kRow);
+    benchmark::ClobberMemory();
+  }
+  const double seconds = cpu_seconds() - t0;
+  const double per_sample = seconds / (static_cast<double>(state.iterations()) * simd::kLanes);
+  const double mac_seconds = kSampleFlop / (peak_gflops * 1e9);
+  state.counters["ns/sample"] = per_sample * 1e9;
+  state.counters["ceiling %peak"] = 100.0 * mac_seconds / (mac_seconds + per_sample);
+}
+
 struct Layer {
   const char* name;
   double flop;
@@ -222,6 +251,7 @@ int main(int argc, char** argv) {
       return *std::min_element(v.begin(), v.end());
     });
   };
+  with_min(benchmark::RegisterBenchmark("sigmoids", sigmoids));
   for (const std::string& kernels : available_kernels()) {
     const std::string suffix = "/" + kernels;
     for (const Layer& layer : layers()) {

@@ -152,3 +152,12 @@ add_test(NAME "scripts: mpi_launch.sh gives each MPI family its own flags"
   COMMAND bash ${_cli}/mpi_launch_test.sh ${PROJECT_SOURCE_DIR}/run_scripts/mpi_launch.sh)
 set_tests_properties("scripts: mpi_launch.sh gives each MPI family its own flags" PROPERTIES
   LABELS "scripts;mpi")
+
+# lenet-bench-layers prints what docs/performance.md reads: the CPU, the measured peak, the
+# sigmoids' ceiling and each kernels' whole sample (what is printed, not how fast).
+if(TARGET lenet-bench-layers)
+  add_test(NAME "bench: lenet-bench-layers reports the peak, the ceiling and every kernels"
+    COMMAND bash ${_cli}/bench_layers.sh $<TARGET_FILE:lenet-bench-layers> ${LENET_SERIAL_EXE})
+  set_tests_properties("bench: lenet-bench-layers reports the peak, the ceiling and every kernels"
+    PROPERTIES LABELS "bench;cli" TIMEOUT 600)
+endif()
