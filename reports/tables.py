@@ -228,6 +228,20 @@ def layers(data):
     return table(header, body) + [""] + runs
 
 
+def ceiling(data):
+    """lenet-bench-layers' sigmoids row: the ceiling the sample's sigmoids put on its %peak,
+    beside the whole sample of simd and lanes measured in the same run."""
+    rows = read(data, "ceiling.csv")
+    number, runs = runs_of(rows)
+    body = [[str(number[run_key(r)]), r["vectors"], r["peak_gflops"], r["sigmoids_ns"],
+             f"{r['ceiling_pct']}%", f"{r['simd_ns']} ({r['simd_pct']}%)",
+             f"{r['lanes_ns']} ({r['lanes_pct']}%)"]
+            for r in in_run_order(rows, number)]
+    return table(["run", "vector floats", "one-core peak (GFLOP/s)", "sigmoids, ns a sample",
+                  "ceiling, % of peak", "`simd` sample, ns (% of peak)",
+                  "`lanes` sample, ns (% of peak)"], body) + [""] + runs
+
+
 FLOP_PER_SAMPLE = 372384  # the multiply-adds of one training sample, 2 FLOP each
 
 
@@ -417,6 +431,7 @@ SECTIONS = {
     "build-times": ("docs/results.md", "build_times.csv", build_times),
     "layers": ("docs/performance.md", "layers.csv", layers),
     "mca": ("docs/performance.md", "mca.csv", mca),
+    "ceiling": ("docs/performance.md", "ceiling.csv", ceiling),
     "sim-scaling": ("docs/scaling.md", "sim_scaling.csv", sim_scaling),
     "shapes": ("docs/scaling.md", "shapes.csv", shapes),
     "layer-times": ("docs/strategies.md", "layer_times.csv", layer_times),
