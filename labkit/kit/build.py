@@ -20,7 +20,7 @@ import re
 import shutil
 import subprocess
 
-from . import procs, regions, sandbox, tree
+from . import procs, regions, sandbox, tree, users
 
 EXECUTABLES = ("lenet-serial", "lenet-openmp", "lenet-mpi", "lenet-cuda", "lenet-cuda-emu",
                "lenet-bench-layers")
@@ -32,7 +32,7 @@ def default_cache(root):
     if os.environ.get("LAB_CACHE"):
         return os.path.abspath(os.environ["LAB_CACHE"])
     key = hashlib.sha256(root.encode()).hexdigest()[:12]
-    if procs.as_root():
+    if users.as_root():
         return os.path.join("/var/tmp/lenet-labkit", key)
     home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(home, "lenet-labkit", key)
@@ -103,7 +103,7 @@ def private_folder(path):
 class Cache:
     def __init__(self, path):
         self.path = path
-        self.owner = procs.unprivileged_ids() if procs.as_root() else None
+        self.owner = users.unprivileged_ids() if users.as_root() else None
 
     def prepare(self):
         os.makedirs(self.path, exist_ok=True)

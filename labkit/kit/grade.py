@@ -25,7 +25,7 @@ import statistics
 import tempfile
 import time
 
-from . import build, decoys, machine, procs, regions, sandbox, submission, tree, verdicts
+from . import build, decoys, machine, procs, regions, sandbox, submission, tree, users, verdicts
 from .manifest import KIT, checks_for
 
 ROOT = os.path.dirname(KIT)  # the tree this kit belongs to: the instructor's, or a starter
@@ -885,7 +885,7 @@ class Grading:
     def make_decoys(self):
         """Decoys (decoys.py) where student code could look for the instructor's project, the
         kit's caches and the other submissions: in the sandbox, as root; else None."""
-        if not procs.as_root() or sandbox.missing():
+        if not users.as_root() or sandbox.missing():
             sandbox.use_decoys([])
             return None
         made = decoys.Decoys(tempfile.mkdtemp(prefix="labkit-decoys-"))

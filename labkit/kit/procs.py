@@ -21,6 +21,9 @@ import threading
 import time
 import uuid
 
+from . import sandbox
+from .users import as_root, user_kwargs
+
 # What a terminal's program writes besides text, which no report may hold: colour codes
 # (ESC [ ... m, Catch2's), also as CTest's JUnit file writes them (ESC becomes the marker
 # [NON-XML-CHAR-0x1B], the rest stays), any other such marker, and control characters.
@@ -34,27 +37,6 @@ def plain(text):
     """text without colour codes, CTest's NON-XML-CHAR markers and control characters (the
     one place the kit cleans what programs write, for every report and the log)."""
     return CONTROL.sub("", text)
-
-
-def as_root():
-    return os.geteuid() == 0
-
-
-def unprivileged_ids():
-    """The uid and gid student code runs as where the grader is root: $LAB_USER's (a grading
-    machine may give the kit an account of its own), by default nobody's."""
-    import pwd
-
-    user = pwd.getpwnam(os.environ.get("LAB_USER") or "nobody")
-    return user.pw_uid, user.pw_gid
-
-
-def user_kwargs():
-    """Popen's arguments that make a child the unprivileged user, where the grader is root."""
-    if not as_root():
-        return {}
-    uid, gid = unprivileged_ids()
-    return dict(user=uid, group=gid, extra_groups=[])
 
 
 class Result:
@@ -452,8 +434,6 @@ def run(cmd, *, timeout, cwd, env=None, untrusted=False, log=None, read=(), writ
     `nobody` where the grader is root). view: in the sandbox as the grader (trusted code that
     must see the sandbox's paths). observe: an Observer watches it (Result.observed).
     Returns a Result; its output without colour codes, its middle cut past HEAD + TAIL."""
-    from . import sandbox
-
     tag = uuid.uuid4().hex
     run_env = dict(os.environ if env is None else env)
     run_env["LABKIT_RUN"] = tag

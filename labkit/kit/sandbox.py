@@ -19,7 +19,7 @@ import os
 import shutil
 import subprocess
 
-from . import procs
+from .users import as_root, unprivileged_ids
 
 SYSTEM = ("/usr", "/etc", "/sys")  # read-only, where they exist
 VIEW = "/lab"  # where the sandbox shows the graded tree (src/, build/), bin/, data/ and run/
@@ -46,14 +46,14 @@ def command(cmd, *, read=(), write=(), cwd, unprivileged=True):
     # users: Ubuntu 24.04's AppArmor), then becomes the unprivileged user with no capability
     # left; anyone else makes them in a user namespace of their own.
     unshare = (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
-                "--unshare-cgroup-try"] if procs.as_root() else ["--unshare-all"])
+                "--unshare-cgroup-try"] if as_root() else ["--unshare-all"])
     argv = ["bwrap"] + unshare + ["--die-with-parent", "--new-session", "--proc", "/proc",
             "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
     for top in SYSTEM:
         if os.path.exists(top):
             argv += ["--ro-bind", top, top]
     argv += _links()
-    if unprivileged and procs.as_root():
+    if unprivileged and as_root():
         argv += _decoys()
     binds = [(kind, path if isinstance(path, tuple) else (path, path))
              for kind, paths in (("--ro-bind", read), ("--bind", write)) for path in paths]
@@ -66,8 +66,8 @@ def command(cmd, *, read=(), write=(), cwd, unprivileged=True):
     for kind, (here, there) in binds:
         argv += [kind, here, there]
     argv += ["--chdir", cwd, "--"]
-    if procs.as_root() and unprivileged:
-        uid, gid = procs.unprivileged_ids()
+    if as_root() and unprivileged:
+        uid, gid = unprivileged_ids()
         argv += ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups",
                  "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
     return argv + list(cmd)
@@ -138,7 +138,7 @@ def _probe():
 
 
 def _who():
-    if procs.as_root():
+    if as_root():
         return (", as the unprivileged user; the reference, the solutions and the kit's caches "
                 "are unreadable to that user")
     return (", as the grader's own user: it could read what that user can (run the grader as "

@@ -40,7 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KIT = os.path.dirname(HERE)
 ROOT = os.path.dirname(KIT)
 sys.path.insert(0, KIT)
-from kit import build, grade as grading, manifest, procs, regions, tree  # noqa: E402
+from kit import build, grade as grading, manifest, procs, regions, tree, users  # noqa: E402
 
 LAB = ["bash", os.path.join(ROOT, "run_scripts", "lab.sh")]
 TMP = tempfile.mkdtemp(prefix="labkit-test-")
@@ -582,7 +582,7 @@ def snoop(P):
     private = [s for s in seen if s.startswith(("/work", "/root", "/home", "/var/tmp/lenet",
                                                 ROOT, cache, TMP)) or "labkit-" in s]
     decoy = flagged(r, "read a decoy")
-    if procs.as_root():
+    if users.as_root():
         for place in (ROOT, cache, TMP):
             expect(place in seen and place in decoy[0] if decoy else False,
                    f"the snoop's listing of {place} was not flagged as a decoy read: seen "
