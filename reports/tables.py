@@ -355,6 +355,18 @@ def shapes(data):
     return out + runs
 
 
+def spin(data):
+    """lenet-openmp's bounded OpenMP spin: one epoch before and after, with N busy loops."""
+    rows = read(data, "spin.csv")
+    number, runs = runs_of(rows)
+    body = [[str(number[run_key(r)]), r["busy_loops"], f"{r['serial_s']} s",
+             f"{r['before_s']} s", f"{r['after_s']} s",
+             f"{float(r['after_s']) / float(r['serial_s']):.1f}"]
+            for r in in_run_order(rows, number)]
+    return table(["run", "busy loops", "lenet-serial", "before: lenet-openmp",
+                  "after: lenet-openmp", "after / serial"], body) + [""] + runs
+
+
 def layer_times(data):
     """--timing's seconds per layer in one epoch, one row per program, the layers across."""
     rows = read(data, "layer_times.csv")
@@ -435,6 +447,7 @@ SECTIONS = {
     "sim-scaling": ("docs/scaling.md", "sim_scaling.csv", sim_scaling),
     "shapes": ("docs/scaling.md", "shapes.csv", shapes),
     "layer-times": ("docs/strategies.md", "layer_times.csv", layer_times),
+    "spin": ("docs/strategies.md", "spin.csv", spin),
 }
 PAGES = tuple(dict.fromkeys(page for page, _, _ in SECTIONS.values()))
 
