@@ -88,23 +88,24 @@ void c1_backward(const float* params, Lanes& g) {
       // buffer of 4.6 KB in place of a 221 KB d1 that S1 would write and C1 read back.
       vfloat d1[kBwdMaps][kC1Side];
       for (int m = 0; m < kBwdMaps; ++m) {
+        vfloat bias = {};  // ref's partial sum for db1 over i, taken as the column is made
         for (int i = 0; i < kC1Side; ++i) {
           const vfloat a1 = g.a1[(m0 + m) * kC1MapSize + i * kC1Side + j];
           const vfloat d2 = g.d2[(m0 + m) * kS1MapSize + i / kS1Kernel * kS1Side + j / kS1Kernel];
           d1[m][i] = W2[i % kS1Kernel * kS1Kernel + j % kS1Kernel] * d2 * a1 * (1.0f - a1);
+          bias += d1[m][i];
         }
+        sum_b[m0 + m] += bias;
       }
       for (int u = 0; u < kC1Kernel; ++u) {
-        // ref's partial sums acc[u][v][j] (and bias[j] in the pass for u = 0), over i.
+        // ref's partial sums acc[u][v][j] over i.
         vfloat acc[kBwdMaps][kC1Kernel] = {};
-        vfloat bias[kBwdMaps] = {};
         for (int i = 0; i < kC1Side; ++i) {
           vfloat x[kC1Kernel];
           for (int v = 0; v < kC1Kernel; ++v)
             x[v] = simd::in_register(g.x[(i + u) * kImageSide + j + v]);
           for (int m = 0; m < kBwdMaps; ++m) {
             const vfloat d = d1[m][i];
-            if (u == 0) bias[m] += d;
             for (int v = 0; v < kC1Kernel; ++v)
               acc[m][v] += d * x[v];
           }
@@ -112,7 +113,6 @@ void c1_backward(const float* params, Lanes& g) {
         for (int m = 0; m < kBwdMaps; ++m) {
           for (int v = 0; v < kC1Kernel; ++v)
             sum_w[m0 + m][u][v] += acc[m][v];
-          if (u == 0) sum_b[m0 + m] += bias[m];
         }
       }
     }
