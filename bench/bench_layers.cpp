@@ -185,16 +185,12 @@ void sigmoids(benchmark::State& state) {
   SplitMix64 rng(7);
   for (float& v : z)
     v = 16.0f * rng.uniform01() - 8.0f;  // timings do not depend on the values
-  const double t0 = cpu_seconds();
-  for (auto _ : state) {
+  measure(state, 0, simd::kLanes, [&] {
     for (int pass = 0; pass < kPasses; ++pass)
       simd::sigmoids(z.data(), a.data(), kRow);
-    benchmark::ClobberMemory();
-  }
-  const double seconds = cpu_seconds() - t0;
-  const double per_sample = seconds / (static_cast<double>(state.iterations()) * simd::kLanes);
+  });
+  const double per_sample = state.counters["ns/sample"] * 1e-9;
   const double mac_seconds = kSampleFlop / (peak_gflops * 1e9);
-  state.counters["ns/sample"] = per_sample * 1e9;
   state.counters["ceiling %peak"] = 100.0 * mac_seconds / (mac_seconds + per_sample);
 }
 
