@@ -198,7 +198,7 @@ def main():
                   "test_loss,final_loss,comm_seconds,checksum,param_crc32,verification,max_abs_diff,"
                   "bit_identical,c1_forward,s1_forward,f_forward,f_backward,s1_backward,"
                   "c1_backward,reduce,update,host,slurm_job_id,slurm_nnodes,hosts\n")
-        stamp = datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ")
+        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         # Quoted, a quote inside doubled (RFC 4180): GPU names may hold commas and quotes.
         quoted_device = '"' + device.replace('"', '""') + '"'
         row = (f"{stamp},pytorch,torch-{torch.__version__},eager,{a.threads},1,{quoted_device},"
