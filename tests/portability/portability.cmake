@@ -41,3 +41,12 @@ set_tests_properties("portability: ARM64 cross build, tests under qemu-aarch64 (
 set_tests_properties("portability: Debian 13 (GCC 14, CMake 3.31, Catch2 3, Open MPI 5)"
   "portability: ARM64 cross build, tests under qemu-aarch64 (Debian 13)" PROPERTIES
   SKIP_RETURN_CODE 77 RESOURCE_LOCK portability-build COST 500 TIMEOUT 3600)
+
+# GCC 11, Ubuntu 22.04's compiler (Colab's pinned runtime): a build with g++-11 that fails on any
+# `#pragma omp` it ignores (OpenMP 5.1's `masked` ran on every thread there), then the OpenMP
+# suite (tests/portability/gcc11.sh; installs Debian's g++-11 where it is missing).
+add_test(NAME "portability: GCC 11 honours every OpenMP pragma, and the OpenMP suite passes"
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/gcc11.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties("portability: GCC 11 honours every OpenMP pragma, and the OpenMP suite passes"
+  PROPERTIES LABELS "portability;portability-gcc11" SKIP_RETURN_CODE 77 TIMEOUT 3600
+  RESOURCE_LOCK portability-build COST 200)
