@@ -61,6 +61,7 @@ declare -A group_packages=(
   [peers]="tiny-dnn libcereal-dev libstb-dev libgemmlowp-dev libdlib-dev libopenblas-dev"
   [simgrid]="libsimgrid-dev"
   [clang]="clang libomp-dev"
+  [notebook]="jupyter-nbconvert python3-ipykernel python3-pandas"
 )
 declare -A group_reason=(
   [build]="to compile the programs"
@@ -73,10 +74,11 @@ declare -A group_reason=(
   [peers]="lenet-tinydnn and lenet-dlib, the peers that compare.sh times"
   [simgrid]="lenet-mpi-smpi, the simulated clusters of docs/scaling.md"
   [clang]="--cxx clang++ and its OpenMP runtime"
+  [notebook]="the notebook test runs docs/colab.ipynb headless, as Debian's jupyter-nbconvert does (tests/docs/notebook_test.py)"
 )
 case $purpose in
   main) groups=(build mpi data scripts) ;;
-  test) groups=(build mpi data tests slurm peers simgrid mpich) ;;
+  test) groups=(build mpi data tests slurm peers simgrid mpich notebook) ;;
   slurm) groups=(build mpi slurm) ;;
 esac
 [[ $(basename "$cxx") == clang* ]] && groups+=(clang)
