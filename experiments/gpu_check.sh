@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # gpu_check.sh: everything docs/cuda.md asks of the first machine with an NVIDIA GPU, in one
-# command, in under 10 minutes on a T4: build lenet-cuda for the GPU present, run the CUDA tests,
+# command, in under 20 minutes on a T4: build lenet-cuda for the GPU present, run the CUDA tests,
 # run them under compute-sanitizer (memcheck, racecheck, synccheck), time v1, v2, fused and
-# PyTorch on that GPU at B = 1 and 128 (gpu_bench.sh), and write one Markdown report with the
+# PyTorch on that GPU at B = 1 and 128 (gpu_bench.sh), run docs/colab.ipynb's cells headless
+# (tests/docs/notebook_test.py --gpu: its own build, as on Colab, every step on this GPU, the
+# executed notebook in OUT/notebook/colab-run.ipynb), and write one Markdown report with the
 # device, driver, toolkit, every result and every number, ready for docs/results.md. Every step
 # that fails or is skipped says so in the report, with the reason; the exit code is 1 if any
 # step failed.
@@ -32,8 +34,8 @@ cuda_bin=${CUDA_HOME:-/usr/local/cuda}/bin
 export PATH="$PATH:$cuda_bin"
 cuda="$build/backend_cuda/lenet-cuda" tests="$build/tests/lenet_cuda_tests"
 
-# The plan: each step a name, a time limit in seconds and a command. The limits add up to 585 s
-# (9.75 minutes); a step that reaches its limit is stopped and reported, and the next one runs.
+# The plan: each step a name, a time limit in seconds and a command. The limits add up to 1185 s
+# (19.75 minutes); a step that reaches its limit is stopped and reported, and the next one runs.
 plan=()
 step() { plan+=("$1|$2|$3"); }
 arch='$arch'  # filled in from nvidia-smi when the plan runs
@@ -48,6 +50,9 @@ for tool in memcheck racecheck synccheck; do
 done
 step "bench B=128" 90 "bash '$root/experiments/gpu_bench.sh' --build '$build' --data '$data' --device $device --batches 128 --repeats 3 --out '$out/bench-B128'"
 step "bench B=1" 150 "bash '$root/experiments/gpu_bench.sh' --build '$build' --data '$data' --device $device --batches 1 --repeats 1 --out '$out/bench-B1'"
+# The notebook's steps as a Colab user runs them: a build of its own for sm_75 (about 4 minutes
+# on Colab), the CUDA tests, the four training runs, PyTorch, the table and --timing.
+step notebook 600 "CUDA_VISIBLE_DEVICES=$device python3 '$root/tests/docs/notebook_test.py' --gpu --root '$root' --work '$out/notebook' --fashion '$data' --limit 590"
 
 if [[ $dry -eq 1 ]]; then
   echo "gpu_check.sh plan (report: $report):"
@@ -95,6 +100,8 @@ for s in "${plan[@]}"; do
     bench*)
       [[ -d $data ]] || result="SKIPPED: no data set at $data (run_scripts/get_data.sh)"
       [[ -x $cuda ]] || result="SKIPPED: lenet-cuda was not built" ;;
+    notebook)
+      [[ -d $data ]] || result="SKIPPED: no data set at $data (run_scripts/get_data.sh)" ;;
   esac
   start=$SECONDS
   if [[ -z $result ]]; then
@@ -104,6 +111,7 @@ for s in "${plan[@]}"; do
     code=$?
     case $code in
       0) result="passed" ;;
+      77) result="SKIPPED: $(grep '^SKIPPED' "$log" | tail -n 1)"; skipped+=("$name") ;;
       124|137) result="FAILED: stopped at its $limit s limit"; failed=1 ;;
       *) result="FAILED (exit $code, see gpu_check.log)"; failed=1 ;;
     esac
@@ -120,6 +128,12 @@ done
   echo
   echo '```'
   grep -E "tests passed|Test +#|SKIPPED|FAILED" "$log" | grep -v "^===" | head -n 40
+  echo '```'
+  echo
+  echo "## The notebook's cells"
+  echo
+  echo '```'
+  sed -n '/^=== notebook/,$p' "$log" | grep -E "^(ok  |FAIL|OK:|SKIPPED)" | head -n 20
   echo '```'
   echo
   echo "## compute-sanitizer"
