@@ -5,7 +5,8 @@
 # the lab kit's gradings: the two chains overlap where one waits for downloads or for a
 # grading's runs. The MPICH suite runs alone (RUN_SERIAL), for its timed checks. Each has a label
 # of its own besides (portability-hydra, portability-no-root, portability-debian13,
-# portability-arm64), to run one: LENET_PORTABILITY=1 ctest -L portability-no-root.
+# portability-arm64, portability-gcc11), to run one:
+# LENET_PORTABILITY=1 ctest -L portability-no-root.
 
 # The MPI suite in a build of its own against MPICH, the other MPI family (SKIPPED without
 # MPICH). Alone also because the suite it runs has timed checks.
