@@ -53,8 +53,10 @@ import sys
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NEEDED = ("nbclient", "nbformat", "ipykernel", "pandas", "numpy")
 
-# The code cells, each found by a piece of its source: "pass", or the line its failure must
-# print. "optional" cells may also print their line and pass (--gpu: where they cannot run).
+# The code cells, each found by a piece of its source, with what it must do without a GPU and
+# the line (a regular expression) its output must hold: "pass" (the line, if given, too), "fail"
+# (with the line), "optional" (pass, or print the line), "optional-fail" (fail with the line; on
+# a GPU, like optional). With --gpu every "fail" must pass.
 NO_GPU_CELL = "No GPU on this runtime: Runtime > Change runtime type > T4 GPU"
 CUDA_ERROR = r"lenet-cuda: error: no CUDA (GPU found|device)"
 EXPECTED = [
@@ -108,7 +110,7 @@ def expectation(cell):
     return found[0] if len(found) == 1 else None
 
 
-# ---- 1. promises ----------------------------------------------------------------------------
+# ---- 3. promises ----------------------------------------------------------------------------
 def check_promises(nb, colab_md, build, ctest, root):
     """The failures, one line each, of the notebook's and colab.md's promises."""
     failures = []
@@ -198,7 +200,7 @@ def self_test(nb, colab_md, build, ctest, root):
     return problems
 
 
-# ---- 2. and 3. running it -------------------------------------------------------------------
+# ---- 1. and 2. running it -------------------------------------------------------------------
 def sync_tree(root, dest):
     """dest: a copy of ROOT's files (tracked and untracked, not ignored); a file that has not
     changed keeps its time stamp, so that the notebook's build there rebuilds only what did."""
