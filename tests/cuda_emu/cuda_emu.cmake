@@ -122,7 +122,7 @@ endforeach()
 # experiments/gpu_check.sh needs a GPU; its plan and its argument checks do not.
 add_test(NAME "cli: gpu_check.sh --dry-run prints its plan, rejects bad arguments"
   COMMAND bash -c "out=$(bash \"$0\" --dry-run) && for s in build tests memcheck racecheck \
-synccheck 'bench B=128' 'bench B=1'; do grep -q \"^  $s \" <<<\"$out\" || exit 1; done && \
+synccheck 'bench B=128' 'bench B=1' notebook; do grep -q \"^  $s \" <<<\"$out\" || exit 1; done && \
 ! bash \"$0\" --device x 2>/dev/null" ${PROJECT_SOURCE_DIR}/experiments/gpu_check.sh)
 set_tests_properties("cli: gpu_check.sh --dry-run prints its plan, rejects bad arguments"
   PROPERTIES LABELS "cli")
