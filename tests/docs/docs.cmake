@@ -29,7 +29,7 @@ set_tests_properties("docs: every timing figure of the README is in docs/results
 # against the notebook's own build (its self-test plants a wrong test count, test name and
 # target). notebook-run/ keeps that build (lenet-serial, lenet-cuda, lenet_cuda_tests for sm_75)
 # between runs: the first run builds them (about 17 minutes on the loaded 2-core machine), a later
-# one takes about 3.5 minutes. Not labelled docs, which stays quick. SKIPPED without nbclient,
+# one 2 to 4 minutes. Not labelled docs, which stays quick. SKIPPED without nbclient,
 # ipykernel, pandas or Fashion-MNIST.
 if(Python3_Interpreter_FOUND AND TARGET lenet_cuda)
   set(_notebook_test "docs: colab.ipynb without a GPU: the steps before the tests pass, each GPU step fails with its line")
