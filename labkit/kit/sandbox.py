@@ -38,6 +38,14 @@ def _links():
     return out
 
 
+def tool():
+    """The path of bwrap on the grader's PATH, or None. The sandbox is launched by this path:
+    a run's own PATH (environment()) is fixed and need not hold the folder it was found in."""
+    if "tool" not in _state:
+        _state["tool"] = shutil.which("bwrap")
+    return _state["tool"]
+
+
 def command(cmd, *, read=(), write=(), cwd, unprivileged=True):
     """The bwrap command line that runs cmd (a list) with `read` folders (or files) bound
     read-only and `write` folders writable, in folder cwd. Each is a path, bound at the same
@@ -47,7 +55,7 @@ def command(cmd, *, read=(), write=(), cwd, unprivileged=True):
     # left; anyone else makes them in a user namespace of their own.
     unshare = (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                 "--unshare-cgroup-try"] if as_root() else ["--unshare-all"])
-    argv = ["bwrap"] + unshare + ["--die-with-parent", "--new-session", "--proc", "/proc",
+    argv = [tool() or "bwrap"] + unshare + ["--die-with-parent", "--new-session", "--proc", "/proc",
             "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
     for top in SYSTEM:
         if os.path.exists(top):
@@ -121,7 +129,7 @@ def missing():
 def _probe():
     if os.environ.get("LAB_SANDBOX") == "off":  # the kit's own test of the fallback
         return "no sandbox (LAB_SANDBOX=off): student code ran as a plain process" + _who()
-    if shutil.which("bwrap") is None:
+    if tool() is None:
         return ("no sandbox: bubblewrap is not installed (apt-get install bubblewrap): student "
                 "code ran as a plain process" + _who())
     probe = command(["true"], cwd="/")
