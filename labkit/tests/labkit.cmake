@@ -24,6 +24,9 @@ if(Python3_FOUND)
   set(_abuse ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_abuse.py)
   add_test(NAME "labkit: the sandbox tool launched where it was found" COMMAND ${_abuse} tool)
   list(APPEND _labkit_tests "labkit: the sandbox tool launched where it was found")
+  add_test(NAME "labkit: runs contained, a daemon's processes, files and keys removed"
+    COMMAND ${_abuse} contain)
+  list(APPEND _labkit_tests "labkit: runs contained, a daemon's processes, files and keys removed")
   # COST: the gradings, one at a time, are the suite's longest chain (about 20 minutes on 2
   # cores): they start first, and the other tests fill the other core beside them.
   set_tests_properties(${_labkit_tests} PROPERTIES LABELS labkit SKIP_RETURN_CODE 77
