@@ -301,3 +301,26 @@ def readable_by(ids, paths):
     r = subprocess.run(["sh", "-c", test, "sh"] + sorted(paths), capture_output=True, text=True,
                        timeout=60, user=ids[0], group=ids[1], extra_groups=[], cwd="/")
     return [p for p in r.stdout.split("\n") if p]
+
+
+def exposed(root, manifests, folder, lab, private=()):
+    """What the user who runs student code could read, where there is no sandbox to hide it:
+    the instructor's solutions (each lab's files in root, and its .git), other submissions
+    (the lab's files in the folders beside `folder`) and the kit's `private` folders. The
+    kit's own are closed here; [the paths still open] are returned."""
+    from .users import as_root, unprivileged_ids
+    if not as_root():
+        return []
+    ids = unprivileged_ids()
+    for path in private:  # the kit's own: closed rather than reported
+        if os.path.isdir(path) and readable_by(ids, [path]):
+            os.chmod(path, 0o700)
+    paths = {os.path.join(root, f) for m in manifests.values() for f in m["files"]}
+    paths.add(os.path.join(root, ".git"))
+    others = os.path.dirname(os.path.abspath(folder))
+    for name in sorted(os.listdir(others))[:1000]:
+        there = os.path.join(others, name)
+        if there != os.path.abspath(folder) and there != root and os.path.isdir(there):
+            for f in manifests[lab]["files"]:
+                paths.update({os.path.join(there, f), os.path.join(there, os.path.basename(f))})
+    return readable_by(ids, [p for p in paths if os.path.exists(p)] + list(private))

@@ -238,6 +238,8 @@ class Observer(threading.Thread):
         super().__init__(daemon=True)
         self.root, self.execs, self.interval, self.procs = pid, execs, interval, {}
         self.exec_procs = {}  # the same records from the kernel's process events (Execs)
+        self.affinity = {}  # {thread id: the CPUs it was allowed to run on, when last seen}
+        self.most = 0  # the most processes seen at once
         self.done = threading.Event()
 
     def run(self):
@@ -306,7 +308,9 @@ class Observer(threading.Thread):
         return (int(fields[11]) + int(fields[12])) / TICK  # utime + stime
 
     def sample(self):
-        for pid in self._below():
+        below = self._below()
+        self.most = max(self.most, len(below))
+        for pid in below:
             stat = _read(f"/proc/{pid}/stat")
             if not stat:
                 continue
@@ -333,6 +337,10 @@ class Observer(threading.Thread):
                 if t:
                     rec["threads"][int(tid)] = max(rec["threads"].get(int(tid), 0.0),
                                                    self._cpu(t))
+                try:  # the latest: `taskset -c` pins its own thread only before its exec
+                    self.affinity[int(tid)] = tuple(sorted(os.sched_getaffinity(int(tid))))
+                except OSError:
+                    pass
 
     def started_by(self, test):
         """[(program, what it ran)] for every program that a process running an executable

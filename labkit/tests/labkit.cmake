@@ -27,6 +27,11 @@ if(Python3_FOUND)
   add_test(NAME "labkit: runs contained, a daemon's processes, files and keys removed"
     COMMAND ${_abuse} contain)
   list(APPEND _labkit_tests "labkit: runs contained, a daemon's processes, files and keys removed")
+  add_test(NAME "labkit: abuse flags on small attacks, none on honest programs" COMMAND ${_abuse} flags)
+  list(APPEND _labkit_tests "labkit: abuse flags on small attacks, none on honest programs")
+  add_test(NAME "labkit: without a sandbox, open solutions or submissions refuse a grading"
+    COMMAND ${_abuse} exposed)
+  list(APPEND _labkit_tests "labkit: without a sandbox, open solutions or submissions refuse a grading")
   # COST: the gradings, one at a time, are the suite's longest chain (about 20 minutes on 2
   # cores): they start first, and the other tests fill the other core beside them.
   set_tests_properties(${_labkit_tests} PROPERTIES LABELS labkit SKIP_RETURN_CODE 77

@@ -8,18 +8,30 @@
                           folder and its environment, and leaves files in /tmp and /dev/shm
                           and a key in its user's keyring is killed, its files and key removed,
                           each noted as evidence; so are 150 sleeping children
+  test_abuse.py flags     the flags' evidence, on small programs (attacks/): the runtime's and
+                          the clock's functions defined, a header outside the tree, .incbin,
+                          twice the threads asked, a thread widening its CPU pin, 80 processes
+                          at once; and no flag for honest ones
+  test_abuse.py exposed   without a sandbox (root), a grading is refused, naming the paths, while
+                          the user that runs student code can read the solutions or another
+                          submission
 
 Exit 0: passed; 1: failed (the first failure, in one line); 77: SKIPPED.
 """
+import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KIT = os.path.dirname(HERE)
 sys.path.insert(0, KIT)
-from kit import contain, procs, sandbox, users  # noqa: E402
+from kit import abuse, contain, manifest, procs, sandbox, users  # noqa: E402
+
+ROOT = os.path.dirname(KIT)
+LAB = ["bash", os.path.join(ROOT, "run_scripts", "lab.sh")]
 
 TMP = tempfile.mkdtemp(prefix="labkit-abuse-")
 os.chmod(TMP, 0o755)
@@ -185,12 +197,122 @@ def contain_runs():
     print(f"contained in {', '.join(modes)}: nothing left, every limit set")
 
 
+def flagged(found):
+    return {w for w, _ in found}
+
+
+def compile_c(name, out, *options):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        raise Skipped("no C compiler")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    r = subprocess.run([cc, "-O1", "-fopenmp", *options, "-o", out,
+                        os.path.join(HERE, "attacks", name)], capture_output=True, text=True,
+                       timeout=300)
+    expect(r.returncode == 0, f"cc {name}: {r.stderr.strip()[-300:]}")
+    return out
+
+
+def flags():
+    # What the student's objects define and were compiled from.
+    outside = os.path.join(TMP, "instructor", "solution.h")
+    os.makedirs(os.path.dirname(outside))
+    with open(outside, "w") as f:
+        f.write("// the instructor's\n")
+    build = os.path.join(TMP, "build")
+    objs = {}
+    for name in ("interpose.c", "honest.c"):
+        obj = os.path.join(build, "CMakeFiles", "t.dir", "lab", name + ".o")  # CMake's layout
+        objs[name] = compile_c(name, obj, "-c", "-MD", "-MF", obj + ".d",
+                                 f'-DOUTSIDE="{outside}"')
+        expect(abuse.objects(build, [f"lab/{name}"]) == [obj], f"{name}'s object not found")
+    allowed = [os.path.join(HERE, "attacks"), "/usr"]
+    bad = abuse.definitions([objs["interpose.c"]], build)
+    expect("omp_get_num_threads" in str(bad) and "clock_gettime" in str(bad),
+           f"interpose.c's definitions: {bad}")
+    deps = abuse.dependencies([objs["interpose.c"]], allowed)
+    expect(outside in str(deps), f"interpose.c's header outside the tree: {deps}")
+    for found in (abuse.definitions([objs["honest.c"]], build),
+                  abuse.dependencies([objs["honest.c"]], allowed)):
+        expect(not found, f"honest.c flagged: {found}")
+    probe = {"backend_openmp/batch.cpp": ['  asm(".incbin \\"/etc/hostname\\"");',
+                                          "#if __has_include(\"/work/backend_openmp/x.cpp\")"]}
+    expect(len(abuse.reaches(probe)[0][1].split("; ")) == 2, f"reaches: {abuse.reaches(probe)}")
+    expect(not abuse.reaches({"f.cpp": ['  const char* s = "incbin";', "  int x = 1;"]}),
+           "honest lines read as a reach for files")
+    # What the kernel saw the runs do.
+    spin = compile_c("spin.c", os.path.join(TMP, "bin", "lenet-spin"))
+
+    def observed(cmd):
+        r = procs.run(cmd, timeout=120, cwd=TMP, observe=True)
+        expect(r.ok, f"{' '.join(cmd)}: exit {r.rc}: {r.last_line()}")
+        return flagged(abuse.threads(cmd, r.observed))
+
+    expect("threads beyond those asked" in observed([spin, "--threads", "2"]),
+           "4 busy threads where 2 were asked: not flagged")
+    expect(not observed([spin, "--threads", "2", "--honest"]), "2 threads of 2 flagged")
+    cpu = str(min(os.sched_getaffinity(0)))
+    if len(os.sched_getaffinity(0)) >= 2:
+        pinned = ["taskset", "-c", cpu, spin, "--threads", "1"]
+        expect("CPU affinity beyond the CPUs given" in observed(pinned + ["--widen"]),
+               "threads that widened their pin: not flagged")
+        expect(not observed(pinned + ["--honest"]), "threads kept on their pin flagged")
+    crowd = "for i in $(seq {}); do sleep 2 & done; wait"
+    expect("many processes at once" in observed(["sh", "-c", crowd.format(80)]),
+           "80 processes at once: not flagged")
+    expect(not observed(["sh", "-c", crowd.format(5)]), "5 processes flagged")
+    print("every flag seen on its attack, none on the honest programs")
+
+
+def lab(*args, env=None):
+    p = subprocess.run(LAB + [str(a) for a in args], capture_output=True, text=True,
+                       env=dict(os.environ, **(env or {})), timeout=1800)
+    return p.returncode, p.stdout + p.stderr
+
+
+def report(folder, n):
+    with open(os.path.join(folder, f"grade-{n}.json")) as f:
+        return json.load(f)
+
+
+def exposed():
+    """A class's folder without a sandbox: alice's grading is refused while bob's file, or the
+    instructor's solution, is readable by the user that runs student code."""
+    if not users.as_root():
+        raise Skipped("the grading user is the grader's own without root")
+    ids = users.unprivileged_ids()
+    klass = os.path.join(TMP, "class")
+    os.makedirs(klass)
+    alice, bob = os.path.join(klass, "alice"), os.path.join(klass, "bob")
+    rc, out = lab("start", 1, alice)
+    expect(rc == 0, f"lab.sh start 1: {out[-300:]}")
+    shutil.copytree(alice, bob)
+    f = manifest.load(1)["files"][0]
+    solution = os.path.join(ROOT, f)
+    open_root = bool(contain.readable_by(ids, [solution]))
+    rc, out = lab("grade", 1, alice, "--no-timing", env={"LAB_SANDBOX": "off"})
+    said = report(alice, 1)["output"]
+    expect(rc == 3 and os.path.join(bob, f) in said and (solution in said) == open_root,
+           f"bob's {f} open{' and the solution' if open_root else ''}: exit {rc}, '{said}'")
+    if open_root:  # bob closed, the solution still open: refused for it alone (no build)
+        os.chmod(bob, 0o700)
+        rc, out = lab("grade", 1, alice, "--no-timing", env={"LAB_SANDBOX": "off"})
+        said = report(alice, 1)["output"]
+        expect(rc == 3 and bob not in said and solution in said,
+               f"bob closed, the solution open: exit {rc}, '{said}'")
+    print(f"refused while open: {said}")
+
+
 def run(what):
     try:
         if what == ["tool"]:
             tool()
         elif what == ["contain"]:
             contain_runs()
+        elif what == ["flags"]:
+            flags()
+        elif what == ["exposed"]:
+            exposed()
         else:
             print(__doc__)
             return 2
