@@ -13,7 +13,8 @@ tree.
 
 Where namespaces are refused (Docker's default seccomp profile, as on Gradescope), or bwrap is
 missing, runs fall back to a plain process of that user, and `missing()` says which protection
-is lost; the report carries that line.
+is lost; the report carries that line. Such a grading first checks, as that user, that the
+solutions and other submissions are closed to it (contain.exposed), or is refused.
 """
 import os
 import shutil
@@ -147,7 +148,7 @@ def _probe():
 
 def _who():
     if as_root():
-        return (", as the unprivileged user; the reference, the solutions and the kit's caches "
-                "are unreadable to that user")
+        return (", as the unprivileged user; the solutions, other submissions and the kit's "
+                "private folders are checked unreadable to that user before a student's grading")
     return (", as the grader's own user: it could read what that user can (run the grader as "
             "root, or install bubblewrap)")
