@@ -107,7 +107,10 @@ def _decoys():
 def environment(home, extra=None):
     """The one environment of every build and run of student code (and of the reference's
     runs, so that nothing tells a timed run from a checked one): fixed values only."""
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": "/tmp",
+    # TMPDIR: the sandbox's own /tmp; without one, the run's folder, so that no compiler or
+    # honest program leaves files in the machine's /tmp (what is found there is the run's doing).
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home,
+           "TMPDIR": "/tmp" if missing() is None else home,
            "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb", "NO_COLOR": "1",
            "CLICOLOR": "0", "GCC_COLORS": "",
            # Idle OpenMP threads sleep, so that the CPU time each thread used is the work it did.
