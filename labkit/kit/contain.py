@@ -124,6 +124,10 @@ class Run:
         the group, and what the run's user left in /tmp, /dev/shm and its keyring (noted).
         left: without a cgroup, the pids the caller found by the run's other tags."""
         left = self.pids() if self.group else (left or [])
+        if left:  # a process killed a moment ago may still be on its way out: not left
+            time.sleep(0.1)
+            now = set(self.pids() if self.group else [p for p in left if _alive(p)])
+            left = [p for p in left if p in now]
         where = where if len(where) <= 60 else where[:57] + "..."
         if left:
             _note("processes left after a run",
@@ -131,6 +135,11 @@ class Run:
                   "; ".join(_describe(p) for p in left[:4]))
         if self.group:
             self._empty()
+        for pid in left:  # without a cgroup (with one, _empty did it)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         if self._other_user():
             if not self.sandboxed:  # the sandbox's /tmp and /dev/shm are its own
                 files = left_files(self.uid, self.start)
@@ -172,6 +181,15 @@ class Run:
                 return
             except OSError:
                 time.sleep(0.02)
+
+
+def _alive(pid):
+    """Whether pid is a process that has not yet ended (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except (OSError, IndexError):
+        return False
 
 
 def _describe(pid):

@@ -491,8 +491,6 @@ def run(cmd, *, timeout, cwd, env=None, untrusted=False, log=None, read=(), writ
     except subprocess.TimeoutExpired:
         timed_out = True
         kill_tagged(tag, proc.pid)
-        if box:
-            box.end()
         rc = proc.wait()
     seconds = time.monotonic() - start
     if observer:
