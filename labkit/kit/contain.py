@@ -126,8 +126,8 @@ class Run:
         left = self.pids() if self.group else (left or [])
         if left:  # a process killed a moment ago may still be on its way out: not left
             time.sleep(0.1)
-            now = set(self.pids() if self.group else [p for p in left if _alive(p)])
-            left = [p for p in left if p in now]
+            now = set(self.pids()) if self.group else set(left)
+            left = [p for p in left if p in now and _alive(p)]
         where = where if len(where) <= 60 else where[:57] + "..."
         if left:
             _note("processes left after a run",
@@ -184,10 +184,14 @@ class Run:
 
 
 def _alive(pid):
-    """Whether pid is a process that has not yet ended (a zombie has)."""
+    """Whether pid is a process that is not on its way out: a zombie, or one whose memory is
+    gone already (no command line; the sandbox's own end), is."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+            if f.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
+                return False
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return bool(f.read(1))
     except (OSError, IndexError):
         return False
 
