@@ -80,11 +80,14 @@ def objects(build, files):
     found = []
     for top, _, names in os.walk(build):
         for name in names:
-            for f in files:
-                # CMake's objects: BUILD/.../CMakeFiles/TARGET.dir/DIR/FILE.o for DIR/FILE
-                if name == os.path.basename(f) + ".o" and \
-                        ("/" + os.path.relpath(top, build)).endswith("/" + os.path.dirname(f)):
-                    found.append(os.path.join(top, name))
+            # CMake's object of DIR/FILE: BUILD/[DIR/]CMakeFiles/TARGET.dir/[DIR/]FILE.o, as
+            # the target is defined in DIR's CMakeLists.txt or above it.
+            parts = os.path.relpath(os.path.join(top, name), build).split(os.sep)
+            if "CMakeFiles" in parts:
+                at = parts.index("CMakeFiles")
+                parts = parts[:at] + parts[at + 2:]
+            if name.endswith(".o") and "/".join(parts)[:-2] in files:
+                found.append(os.path.join(top, name))
     return sorted(found)
 
 
