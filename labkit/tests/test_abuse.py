@@ -15,6 +15,13 @@
   test_abuse.py exposed   without a sandbox (root), a grading is refused, naming the paths, while
                           the user that runs student code can read the solutions or another
                           submission
+  test_abuse.py lab 1     a correct lab 1 (submissions/lab1/alt) is graded without a flag; a
+                          graded lab 1 (submissions/lab1/daemon: correct, plus a daemon with
+                          files and a key, twice the threads asked, the runtime's function
+                          defined, a compile-time probe) is flagged for each, and nothing of it
+                          is left after the grading
+  test_abuse.py lab 1 plain   the same without a sandbox (LAB_SANDBOX=off), the project closed
+                          to the run's user while it grades
 
 Exit 0: passed; 1: failed (the first failure, in one line); 77: SKIPPED.
 """
@@ -28,7 +35,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 KIT = os.path.dirname(HERE)
 sys.path.insert(0, KIT)
-from kit import abuse, contain, manifest, procs, sandbox, users  # noqa: E402
+from kit import abuse, contain, manifest, procs, regions, sandbox, tree, users  # noqa: E402
 
 ROOT = os.path.dirname(KIT)
 LAB = ["bash", os.path.join(ROOT, "run_scripts", "lab.sh")]
@@ -222,7 +229,10 @@ def flags():
     build = os.path.join(TMP, "build")
     objs = {}
     for name in ("interpose.c", "honest.c"):
-        obj = os.path.join(build, "CMakeFiles", "t.dir", "lab", name + ".o")  # CMake's layout
+        # CMake's two layouts: a target defined above the file's folder, and in it
+        obj = os.path.join(build, "CMakeFiles", "t.dir", "lab", name + ".o") \
+            if name == "interpose.c" else os.path.join(build, "lab", "CMakeFiles", "t.dir",
+                                                       name + ".o")
         objs[name] = compile_c(name, obj, "-c", "-MD", "-MF", obj + ".d",
                                  f'-DOUTSIDE="{outside}"')
         expect(abuse.objects(build, [f"lab/{name}"]) == [obj], f"{name}'s object not found")
@@ -303,6 +313,74 @@ def exposed():
     print(f"refused while open: {said}")
 
 
+def submission(n, name):
+    """A starter of lab n with its regions replaced by submissions/labN/NAME's bodies, alone
+    in its folder (without a sandbox, a submission beside it would refuse the grading)."""
+    folder = os.path.join(TMP, name, f"lab{n}")
+    os.makedirs(os.path.dirname(folder))
+    rc, out = lab("start", n, folder)
+    expect(rc == 0, f"lab.sh start {n}: {out[-300:]}")
+    for f in manifest.load(n)["files"]:
+        path = os.path.join(folder, f)
+        text = tree.read(path)
+        bodies = [tree.read(os.path.join(HERE, "submissions", f"lab{n}", name,
+                                         f"{os.path.basename(f)}.{k}"))
+                  for k in range(1, len(regions.spans(text, n)) + 1)]
+        with open(path, "w") as out:
+            out.write(regions.replace(text, n, bodies))
+    return folder
+
+
+def graded_lab1(plain=False):
+    """The daemon submission, graded as a teaching assistant would, in the sandbox where there
+    is one, or (plain) without it, the project closed to the run's user while it grades: a flag
+    for each thing it did, each with its evidence, and nothing of it left."""
+    if not users.as_root():
+        raise Skipped("the grading user is the grader's own without root")
+    marker = "labkit-abuse-daemon"  # the submission's name for its daemon, files and key
+    folder = submission(1, "daemon")
+    honest = None if plain else submission(1, "alt")  # correct: no flag
+    mode = os.stat(ROOT).st_mode & 0o7777
+    env = {}
+    if plain:
+        env["LAB_SANDBOX"] = "off"
+        os.chmod(ROOT, mode & ~0o007)  # the solutions closed to others (restored below)
+    try:
+        if honest:
+            rc, out = lab("grade", 1, honest, "--no-timing", env=env)
+            expect(os.path.isfile(os.path.join(honest, "grade-1.json")),
+                   f"lab.sh grade 1 wrote no report (exit {rc}): {out[-400:]}")
+            r = report(honest, 1)
+            expect(rc == 0 and not r["extra_data"]["flags"],
+                   f"a correct lab 1: exit {rc}, flags {r['extra_data']['flags']}")
+        rc, out = lab("grade", 1, folder, "--no-timing", env=env)
+        expect(os.path.isfile(os.path.join(folder, "grade-1.json")),
+               f"lab.sh grade 1 wrote no report (exit {rc}): {out[-400:]}")
+        r = report(folder, 1)
+        print(f"--- exit {rc}, score {r['score']}: {r['output'][:300]}")
+        for t in r["tests"]:
+            print(f"    {t['score']:>5} / {t['max_score']:<3} {t['name']}: "
+                  f"{t['output'].splitlines()[0][:150] if t['output'] else ''}")
+        for line in r["extra_data"]["flags"]:
+            print(f"    flag: {line[:200]}")
+        said = " | ".join(r["extra_data"]["flags"])
+        want = ["defines the runtime's functions: kmp_get_blocktime",
+                "reaches for files at compile time", "threads beyond those asked",
+                "keys left in the keyring of the user that runs student code"]
+        if plain or sandbox.missing():
+            want += ["processes left after a run", "files left after a run"]
+        missing = [w for w in want if w not in said]
+        expect(not missing, f"not flagged: {missing}")
+        expect(r["extra_data"]["contained"].startswith(("a cgroup", "its session")),
+               f"the report does not say how runs were contained: {r['extra_data']}")
+        left = marked(marker)
+        expect(not left, f"left after the grading: {', '.join(left[:5])}")
+    finally:
+        os.chmod(ROOT, mode)
+        clean(marker)
+    print("flagged for each, nothing left")
+
+
 def run(what):
     try:
         if what == ["tool"]:
@@ -313,6 +391,10 @@ def run(what):
             flags()
         elif what == ["exposed"]:
             exposed()
+        elif what == ["lab", "1"]:
+            graded_lab1()
+        elif what == ["lab", "1", "plain"]:
+            graded_lab1(plain=True)
         else:
             print(__doc__)
             return 2
