@@ -5,7 +5,9 @@
 
 #include OUTSIDE
 
-int omp_get_num_threads(void) { return 8; }
+int omp_get_num_threads(void) {
+  return 8;
+}
 
 int clock_gettime(clockid_t clock, struct timespec* t) {
   (void)clock;

@@ -26,7 +26,8 @@ int main(int argc, char** argv) {
     if (widen) {
       cpu_set_t all;
       CPU_ZERO(&all);
-      for (int c = 0; c < CPU_SETSIZE; ++c) CPU_SET(c, &all);
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        CPU_SET(c, &all);
       sched_setaffinity(0, sizeof all, &all);
     }
     const double until = clock_of(CLOCK_MONOTONIC) + 20;
