@@ -10,6 +10,7 @@ user left in /tmp, /dev/shm and its keyring. Each thing found is evidence for a 
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import signal
@@ -24,6 +25,7 @@ LIMITS = {resource.RLIMIT_NPROC: 1024, resource.RLIMIT_AS: 8 << 30,
 GROUP_LIMITS = {"pids.max": "512", "memory.max": str(4 << 30), "memory.swap.max": "0"}
 SHARED = ("/tmp", "/dev/shm")  # where any user may leave files
 _found = []  # [(what, evidence)] since the last take()
+_state = {}  # "parent": the cgroup v2 folder where runs get groups of their own, or None
 
 
 def take():
@@ -39,7 +41,43 @@ def _note(what, evidence):
 
 
 def _cgroup_parent():
-    """The grader's own cgroup v2 folder where it can make groups in it, else None."""
+    """The grader's own cgroup v2 folder where it can make groups and move a process into one
+    (checked once, with a probe), else None."""
+    if "parent" not in _state:
+        _state["parent"] = _probe(_own_cgroup())
+    return _state["parent"]
+
+
+def _probe(parent):
+    if parent is None:
+        return None
+    group = os.path.join(parent, f"labkit-probe-{os.getpid()}")
+    try:
+        os.mkdir(group)
+    except OSError:
+        return None
+    try:
+        subprocess.run(["true"], check=True, timeout=30,
+                       preexec_fn=lambda: _join(os.path.join(group, "cgroup.procs")))
+        return parent
+    except (OSError, subprocess.SubprocessError):
+        return None
+    finally:
+        for _ in range(100):  # the probe's process leaves the group as it is reaped
+            try:
+                os.rmdir(group)
+                break
+            except OSError:
+                time.sleep(0.01)
+
+
+def _join(procs):
+    with open(procs, "w") as f:
+        f.write("0")
+
+
+def _own_cgroup():
+    """The grader's own cgroup v2 folder where it may write there, else None."""
     mount = None
     with open("/proc/self/mountinfo", encoding="utf-8") as f:
         for line in f:
@@ -63,7 +101,6 @@ class Run:
 
     def __init__(self, tag, uid=None, sandboxed=False):
         self.tag, self.uid, self.sandboxed = tag, uid, sandboxed
-        self.start = time.time()
         self.group = None
         parent = _cgroup_parent()
         if parent:
@@ -79,6 +116,7 @@ class Run:
             except OSError:
                 self.group = None
         self.keys = _key_count(uid) if self._other_user() else None
+        self.before = shared_entries(uid) if self._other_user() and not sandboxed else set()
 
     def _other_user(self):
         return self.uid is not None and self.uid != os.geteuid()
@@ -101,8 +139,7 @@ class Run:
                 if hard == resource.RLIM_INFINITY or hard > value:
                     resource.setrlimit(what, (value, value))
             if group:
-                with open(group, "w") as f:
-                    f.write("0")
+                _join(group)
             if ids:
                 os.setgroups([])
                 os.setgid(ids[1])
@@ -142,7 +179,7 @@ class Run:
                 pass
         if self._other_user():
             if not self.sandboxed:  # the sandbox's /tmp and /dev/shm are its own
-                files = left_files(self.uid, self.start)
+                files = left_files(self.uid, self.before)
                 if files:
                     _note("files left after a run",
                           f"{len(files)} in /tmp or /dev/shm after {where}, "
@@ -219,24 +256,35 @@ def _open_files():
     return found
 
 
-def left_files(uid, since):
-    """Files and folders at the top of /tmp and /dev/shm that `uid` made since `since` (a
-    time.time()) and no live process holds open: what a run of that user left. Another
-    grading's live files stay (held open, or made before this run began)."""
-    found = []
+# A grading's own folder (grade.py: tempfile.mkdtemp(prefix="labkit-labN-"), given to the run's
+# user): another grading's, made while this run ran, is not this run's leftover. (A run could
+# hide a file under such a name: it is neither flagged nor removed.)
+GRADING_FOLDER = re.compile(r"^labkit-lab\d+-[A-Za-z0-9_]{8}$")
+
+
+def shared_entries(uid):
+    """The names at the top of /tmp and /dev/shm that uid owns now."""
+    found = set()
     for top in SHARED:
         try:
             names = os.listdir(top)
         except OSError:
             continue
         for name in names:
-            path = os.path.join(top, name)
             try:
-                st = os.lstat(path)
+                if os.lstat(os.path.join(top, name)).st_uid == uid:
+                    found.add(os.path.join(top, name))
             except OSError:
-                continue
-            if st.st_uid == uid and st.st_ctime >= since - 1:
-                found.append(path)
+                pass
+    return found
+
+
+def left_files(uid, before):
+    """Files and folders at the top of /tmp and /dev/shm that `uid` owns and did not before
+    the run (`before`: shared_entries() then), less those a live process holds open and other
+    gradings' folders: what a run of that user left."""
+    found = [p for p in shared_entries(uid) - before
+             if not GRADING_FOLDER.match(os.path.basename(p))]
     if found:
         held = _open_files()
         found = [p for p in found if not any(h == p or h.startswith(p + "/") for h in held)]

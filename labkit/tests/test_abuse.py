@@ -7,7 +7,8 @@
                           its limits; a daemon that double-forks, calls setsid, leaves its
                           folder and its environment, and leaves files in /tmp and /dev/shm
                           and a key in its user's keyring is killed, its files and key removed,
-                          each noted as evidence; so are 150 sleeping children
+                          each noted as evidence; so are 150 sleeping children; 9 GiB of
+                          address space is refused
   test_abuse.py flags     the flags' evidence, on small programs (attacks/): the runtime's and
                           the clock's functions defined, a header outside the tree, .incbin,
                           twice the threads asked, a thread widening its CPU pin, 80 processes
@@ -185,6 +186,11 @@ def contain_runs():
             how = r.contained
             limits = procs.run(["cat", "/proc/self/limits"], timeout=30, cwd="/",
                                env=sandbox.environment("/"), untrusted=True).output
+            # More address space than the limit, mapped but never touched (harmless without
+            # the limit): refused.
+            python = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")
+            big = procs.run([python, "-c", "import mmap; mmap.mmap(-1, 9 << 30); print('mapped')"],
+                            timeout=30, cwd="/", env=sandbox.environment("/"), untrusted=True)
         finally:
             os.environ.pop("LAB_SANDBOX", None)
             sandbox._state.clear()
@@ -194,6 +200,8 @@ def contain_runs():
         if mode == "plain":  # the sandbox's namespace ends its processes, its /tmp its files
             want |= {"processes left after a run", "files left after a run"}
         expect(want <= what, f"{mode}: not noted: {sorted(want - what)}")
+        expect(not big.ok and "mapped" not in big.output,
+               f"{mode}: 9 GiB of address space mapped: {big.last_line()}")
         for name, value in (("Max processes", contain.LIMITS[contain.resource.RLIMIT_NPROC]),
                             ("Max address space", contain.LIMITS[contain.resource.RLIMIT_AS]),
                             ("Max file size", contain.LIMITS[contain.resource.RLIMIT_FSIZE]),
