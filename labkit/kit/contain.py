@@ -77,7 +77,7 @@ def _join(procs):
 
 
 def _own_cgroup():
-    """The grader's own cgroup v2 folder where it may write there, else None."""
+    """The grader's own cgroup v2 folder, where it may write, else None."""
     mount = None
     with open("/proc/self/mountinfo", encoding="utf-8") as f:
         for line in f:

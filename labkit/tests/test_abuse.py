@@ -21,8 +21,9 @@
                           files and a key, twice the threads asked, the runtime's function
                           defined, a compile-time probe) is flagged for each, and nothing of it
                           is left after the grading
-  test_abuse.py lab 1 plain   the same without a sandbox (LAB_SANDBOX=off), the project closed
-                          to the run's user while it grades
+  test_abuse.py lab 1 plain   the daemon submission without a sandbox (LAB_SANDBOX=off), the
+                          project closed to the run's user while it grades: its processes and
+                          files are flagged too
 
 Exit 0: passed; 1: failed (the first failure, in one line); 77: SKIPPED.
 """
