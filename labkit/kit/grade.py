@@ -25,7 +25,8 @@ import statistics
 import tempfile
 import time
 
-from . import build, decoys, machine, procs, regions, sandbox, submission, tree, users, verdicts
+from . import (abuse, build, contain, decoys, machine, procs, regions, sandbox, submission, tree,
+               users, verdicts)
 from .manifest import KIT, checks_for
 
 ROOT = os.path.dirname(KIT)  # the tree this kit belongs to: the instructor's, or a starter
@@ -90,6 +91,7 @@ class Grading:
         self.ignored, self.refused, self.hung, self.flags = [], None, {}, []
         self.sandbox = None  # or the line that says which protection is missing
         self.execs_seen = None  # how the programs that student code ran were seen
+        self.contained = None  # how its processes were told apart and ended (procs.Result)
         self.decoys = None  # decoys.Decoys, while student code runs as root's sandbox
         self.performance = {"status": "not measured", "note": "", "score": 0.0}
         self.log_lines = []
@@ -239,6 +241,11 @@ class Grading:
             check.failed(f"the build failed: {first[:300]} (grade-{self.lab}.log has every "
                          f"message)")
             return False
+        objs = abuse.objects(graded.build, self.m["files"])
+        for what, evidence in (abuse.definitions(objs, graded.build) + abuse.reaches(self.work) +
+                               abuse.dependencies(objs, [graded.src_in, graded.build_in,
+                                                         "/usr"])):
+            self.flag(what, evidence)
         self.bin = os.path.join(self.work_dir, "bin")
         build.copy_executables(graded, self.bin)
         # What student code sees: the graded tree, its executables and the data at fixed paths
@@ -322,6 +329,9 @@ class Grading:
                         a.decode("utf-8", "replace") for a in got[1][:12]))
         for ran in r.ran:
             self.flag("ran another program", f"{ran} (in '{' '.join(cmd[-4:])}')")
+        for what, evidence in abuse.threads(cmd, r.observed):
+            self.flag(what, f"{evidence} (in '{' '.join(cmd[-4:])}')")
+        self.contained = r.contained
         self.execs_seen = r.observed.exec_evidence()
         return r, here
 
@@ -936,6 +946,17 @@ class Grading:
             self.sandbox = sandbox.missing()
             if self.sandbox:
                 self.say(self.sandbox)
+                if not self.self_check and self.folder != ROOT:
+                    open_ = contain.exposed(ROOT, self.manifests, self.folder, self.lab,
+                                            [os.path.dirname(self.cache.base(self.lab, self.mode))])
+                    if open_:
+                        more = f" and {len(open_) - 6} more" if len(open_) > 6 else ""
+                        self.refused = (f"no sandbox, and the user that runs student code can "
+                                        f"read {', '.join(sorted(open_)[:6])}{more}: close "
+                                        f"them (chmod o-rx, or on a folder above) or install "
+                                        f"bubblewrap")
+                        return self
+            contain.take()  # from here on, every run's evidence is this grading's
             self.lock()
             self.decoys = self.make_decoys()
             try:
@@ -945,6 +966,8 @@ class Grading:
                 self.run_checks()
                 self.measure_performance()
             finally:
+                for what, evidence in contain.take():
+                    self.flag(what, evidence)
                 self.check_decoys()
                 self.cache.forget(self.lab, self.mode)
                 self.unlock()

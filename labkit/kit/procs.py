@@ -21,8 +21,8 @@ import threading
 import time
 import uuid
 
-from . import sandbox
-from .users import as_root, user_kwargs
+from . import contain, sandbox
+from .users import as_root, unprivileged_ids
 
 # What a terminal's program writes besides text, which no report may hold: colour codes
 # (ESC [ ... m, Catch2's), also as CTest's JUnit file writes them (ESC becomes the marker
@@ -238,6 +238,8 @@ class Observer(threading.Thread):
         super().__init__(daemon=True)
         self.root, self.execs, self.interval, self.procs = pid, execs, interval, {}
         self.exec_procs = {}  # the same records from the kernel's process events (Execs)
+        self.affinity = {}  # {thread id: the CPUs it was allowed to run on, when last seen}
+        self.most = 0  # the most processes seen at once
         self.done = threading.Event()
 
     def run(self):
@@ -306,7 +308,9 @@ class Observer(threading.Thread):
         return (int(fields[11]) + int(fields[12])) / TICK  # utime + stime
 
     def sample(self):
-        for pid in self._below():
+        below = self._below()
+        self.most = max(self.most, len(below))
+        for pid in below:
             stat = _read(f"/proc/{pid}/stat")
             if not stat:
                 continue
@@ -333,6 +337,10 @@ class Observer(threading.Thread):
                 if t:
                     rec["threads"][int(tid)] = max(rec["threads"].get(int(tid), 0.0),
                                                    self._cpu(t))
+                try:  # the latest: `taskset -c` pins its own thread only before its exec
+                    self.affinity[int(tid)] = tuple(sorted(os.sched_getaffinity(int(tid))))
+                except OSError:
+                    pass
 
     def started_by(self, test):
         """[(program, what it ran)] for every program that a process running an executable
@@ -403,6 +411,16 @@ def kill_tagged(tag, session=None):
         time.sleep(0.05)
 
 
+def _tagged_or_in_session(tag, session):
+    """The pids that carry the run's tag or are in its session (the fallback's evidence)."""
+    pids = set(tagged(tag))
+    for entry in os.listdir("/proc"):
+        stat = _read(f"/proc/{entry}/stat") if entry.isdigit() else b""
+        if stat and int(stat.rsplit(b")", 1)[1].split()[3]) == session:
+            pids.add(int(entry))
+    return sorted(pids)
+
+
 def _uptime_ticks():
     with open("/proc/uptime", encoding="utf-8") as f:
         return float(f.read().split()[0]) * os.sysconf("SC_CLK_TCK")
@@ -431,20 +449,24 @@ def run(cmd, *, timeout, cwd, env=None, untrusted=False, log=None, read=(), writ
         observe=False, view=False):
     """Runs cmd (a list) in folder cwd for at most `timeout` seconds. untrusted: in the sandbox,
     with `read` bound read-only and cwd and `write` writable (where there is no sandbox: as
-    `nobody` where the grader is root). view: in the sandbox as the grader (trusted code that
-    must see the sandbox's paths). observe: an Observer watches it (Result.observed).
+    `nobody` where the grader is root), contained (contain.py: limits, its own cgroup, what it
+    leaves behind killed and removed, and noted). view: in the sandbox as the grader (trusted
+    code that must see the sandbox's paths). observe: an Observer watches it (Result.observed).
     Returns a Result; its output without colour codes, its middle cut past HEAD + TAIL."""
     tag = uuid.uuid4().hex
     run_env = dict(os.environ if env is None else env)
     run_env["LABKIT_RUN"] = tag
-    kwargs = user_kwargs() if untrusted else {}
-    if (untrusted or view) and sandbox.missing() is None:
+    ids = unprivileged_ids() if untrusted and as_root() else None
+    sandboxed = (untrusted or view) and sandbox.missing() is None
+    if sandboxed:
         run_env.pop("LABKIT_RUN")  # the PID namespace ends everything with the sandbox
         argv = sandbox.command(cmd, read=read, write=write, cwd=cwd, unprivileged=untrusted)
-        kwargs = {}  # sandbox.command becomes the unprivileged user itself
         here = "/"  # cwd is the sandbox's
     else:
         argv, here = cmd, cwd
+    # sandbox.command becomes the unprivileged user itself; a plain process becomes it here.
+    box = contain.Run(tag, ids[0] if ids else None, sandboxed) if untrusted else None
+    start_as = box.preexec(None if sandboxed else ids) if box else _limits
     since = _uptime_ticks()
     execs = Execs.start_if_possible() if observe else None  # before the run's first fork
     start = time.monotonic()
@@ -452,10 +474,12 @@ def run(cmd, *, timeout, cwd, env=None, untrusted=False, log=None, read=(), writ
     try:
         proc = subprocess.Popen(argv, cwd=here, env=run_env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True, preexec_fn=_limits, **kwargs)
+                                start_new_session=True, preexec_fn=start_as)
     except OSError:
         if execs:
             execs.stop()
+        if box:
+            box.end()
         raise
     reader = Capped(proc.stdout)
     reader.start()
@@ -471,9 +495,12 @@ def run(cmd, *, timeout, cwd, env=None, untrusted=False, log=None, read=(), writ
     seconds = time.monotonic() - start
     if observer:
         observer.stop()
-    kill_tagged(tag, proc.pid)  # what a finished run left behind
-    if kwargs:
-        kill_strays(kwargs["user"], since, cwd)
+    if box:  # what a finished run left behind: noted, killed, removed
+        box.end(where=" ".join(os.path.basename(c) for c in cmd[:3]),
+                left=None if box.group else _tagged_or_in_session(tag, proc.pid))
+    kill_tagged(tag, proc.pid)
+    if ids and not sandboxed:
+        kill_strays(ids[0], since, cwd)
     reader.join(timeout=10)
     proc.stdout.close()
     text, cut = reader.text()
@@ -484,4 +511,6 @@ def run(cmd, *, timeout, cwd, env=None, untrusted=False, log=None, read=(), writ
             log.write("\n")
         log.write(f"[exit {'TIMEOUT after %d s' % timeout if timed_out else rc}, "
                   f"{seconds:.1f} s{', output cut: %d bytes' % cut if cut else ''}]\n\n")
-    return Result(rc, text, seconds, timed_out, cut, observer)
+    result = Result(rc, text, seconds, timed_out, cut, observer)
+    result.contained = box.how() if box else None
+    return result

@@ -120,6 +120,7 @@ def results(g, *, platform=None):
             "sandbox": g.sandbox or "bubblewrap: own PID, network and file view, as the "
                                     "unprivileged user",
             "execs": g.execs_seen or "no run of student code",
+            "contained": g.contained or "no run of student code",
             "max_score": total, "autograded_max": auto,
             "performance": {k: v for k, v in g.performance.items()
                             if k in ("status", "speedup", "fraction", "reference_speedup",

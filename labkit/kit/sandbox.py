@@ -13,7 +13,8 @@ tree.
 
 Where namespaces are refused (Docker's default seccomp profile, as on Gradescope), or bwrap is
 missing, runs fall back to a plain process of that user, and `missing()` says which protection
-is lost; the report carries that line.
+is lost; the report carries that line. Such a grading first checks, as that user, that the
+solutions and other submissions are closed to it (contain.exposed), or is refused.
 """
 import os
 import shutil
@@ -38,6 +39,14 @@ def _links():
     return out
 
 
+def tool():
+    """The path of bwrap on the grader's PATH, or None. The sandbox is launched by this path:
+    a run's own PATH (environment()) is fixed and need not hold the folder it was found in."""
+    if "tool" not in _state:
+        _state["tool"] = shutil.which("bwrap")
+    return _state["tool"]
+
+
 def command(cmd, *, read=(), write=(), cwd, unprivileged=True):
     """The bwrap command line that runs cmd (a list) with `read` folders (or files) bound
     read-only and `write` folders writable, in folder cwd. Each is a path, bound at the same
@@ -47,7 +56,7 @@ def command(cmd, *, read=(), write=(), cwd, unprivileged=True):
     # left; anyone else makes them in a user namespace of their own.
     unshare = (["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
                 "--unshare-cgroup-try"] if as_root() else ["--unshare-all"])
-    argv = ["bwrap"] + unshare + ["--die-with-parent", "--new-session", "--proc", "/proc",
+    argv = [tool() or "bwrap"] + unshare + ["--die-with-parent", "--new-session", "--proc", "/proc",
             "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
     for top in SYSTEM:
         if os.path.exists(top):
@@ -98,7 +107,10 @@ def _decoys():
 def environment(home, extra=None):
     """The one environment of every build and run of student code (and of the reference's
     runs, so that nothing tells a timed run from a checked one): fixed values only."""
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "TMPDIR": "/tmp",
+    # TMPDIR: the sandbox's own /tmp; without one, the run's folder, so that no compiler or
+    # honest program leaves files in the machine's /tmp (what is found there is the run's doing).
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home,
+           "TMPDIR": "/tmp" if missing() is None else home,
            "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "dumb", "NO_COLOR": "1",
            "CLICOLOR": "0", "GCC_COLORS": "",
            # Idle OpenMP threads sleep, so that the CPU time each thread used is the work it did.
@@ -121,7 +133,7 @@ def missing():
 def _probe():
     if os.environ.get("LAB_SANDBOX") == "off":  # the kit's own test of the fallback
         return "no sandbox (LAB_SANDBOX=off): student code ran as a plain process" + _who()
-    if shutil.which("bwrap") is None:
+    if tool() is None:
         return ("no sandbox: bubblewrap is not installed (apt-get install bubblewrap): student "
                 "code ran as a plain process" + _who())
     probe = command(["true"], cwd="/")
@@ -139,7 +151,7 @@ def _probe():
 
 def _who():
     if as_root():
-        return (", as the unprivileged user; the reference, the solutions and the kit's caches "
-                "are unreadable to that user")
+        return (", as the unprivileged user; the solutions, other submissions and the kit's "
+                "private folders are checked unreadable to that user before a student's grading")
     return (", as the grader's own user: it could read what that user can (run the grader as "
             "root, or install bubblewrap)")

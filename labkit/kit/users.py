@@ -1,5 +1,5 @@
 """Who runs student code: the grader itself, or, where the grader is root, an unprivileged user
-(procs.py starts programs as it, sandbox.py enters the sandbox as it, build.py hands it the
+(contain.py starts programs as it, sandbox.py enters the sandbox as it, build.py hands it the
 build folder)."""
 import os
 
@@ -16,10 +16,3 @@ def unprivileged_ids():
     user = pwd.getpwnam(os.environ.get("LAB_USER") or "nobody")
     return user.pw_uid, user.pw_gid
 
-
-def user_kwargs():
-    """Popen's arguments that make a child the unprivileged user, where the grader is root."""
-    if not as_root():
-        return {}
-    uid, gid = unprivileged_ids()
-    return dict(user=uid, group=gid, extra_groups=[])

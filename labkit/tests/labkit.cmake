@@ -20,6 +20,25 @@ if(Python3_FOUND)
   add_test(NAME "labkit: Gradescope, PrairieLearn and GitHub Classroom results"
     COMMAND ${_labkit} platforms)
   list(APPEND _labkit_tests "labkit: Gradescope, PrairieLearn and GitHub Classroom results")
+  # The kit's containment and abuse flags, attacked (test_abuse.py): four quick checks without
+  # a build (labkit-kit too), and lab 1's attacks graded (about 4 minutes on a loaded 2 cores,
+  # warm caches).
+  set(_abuse ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_abuse.py)
+  set(_abuse_quick
+    "tool|labkit: abuse: the sandbox tool launched where it was found"
+    "contain|labkit: abuse: runs contained, a daemon's processes, files and keys removed"
+    "flags|labkit: abuse: flags on small attacks, none on honest programs"
+    "exposed|labkit: abuse: no sandbox and open solutions or submissions: refused")
+  foreach(pair ${_abuse_quick})
+    string(REPLACE "|" ";" pair "${pair}")
+    list(GET pair 0 what)
+    list(GET pair 1 name)
+    add_test(NAME "${name}" COMMAND ${_abuse} ${what})
+    list(APPEND _labkit_tests "${name}")
+    list(APPEND _abuse_kit "${name}")
+  endforeach()
+  add_test(NAME "labkit: abuse: lab 1's attacks flagged, nothing left" COMMAND ${_abuse} lab 1)
+  list(APPEND _labkit_tests "labkit: abuse: lab 1's attacks flagged, nothing left")
   # COST: the gradings, one at a time, are the suite's longest chain (about 20 minutes on 2
   # cores): they start first, and the other tests fill the other core beside them.
   set_tests_properties(${_labkit_tests} PROPERTIES LABELS labkit SKIP_RETURN_CODE 77
@@ -27,5 +46,5 @@ if(Python3_FOUND)
   # What the Debian 13 root runs of the kit (tests/portability/debian13.sh): its own checks,
   # not the gradings, which build the project once more each.
   set_property(TEST "labkit: manifests, handouts, starters without answers, refusals"
-    APPEND PROPERTY LABELS labkit-kit)
+    ${_abuse_kit} APPEND PROPERTY LABELS labkit-kit)
 endif()
