@@ -29,3 +29,11 @@ if(Python3_FOUND)
   set_property(TEST "labkit: manifests, handouts, starters without answers, refusals"
     APPEND PROPERTY LABELS labkit-kit)
 endif()
+# lab.sh class (labkit/tests/test_class.py): the layouts of collected submissions, the ranking of
+# similar pairs and what students see, without a grading.
+if(Python3_FOUND)
+  set(_class ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_class.py)
+  add_test(NAME "labkit: class layouts, similar pairs ranked, flags held" COMMAND ${_class} layouts)
+  set_tests_properties("labkit: class layouts, similar pairs ranked, flags held" PROPERTIES
+    LABELS "labkit;labkit-kit" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endif()
