@@ -168,7 +168,6 @@ def class_md(lab, manifest, layout, results, pairs, out, svg):
     P = manifest["points"]
     auto = P["correctness"] + P["performance"]
     scores = [r.get("score", 0) for _, r in results]
-    seconds = [_seconds(r) for _, r in results if _seconds(r) is not None]
     counts = {}
     for _, r in results:
         counts[verdict_of(r)] = counts.get(verdict_of(r), 0) + 1
@@ -182,9 +181,13 @@ def class_md(lab, manifest, layout, results, pairs, out, svg):
     if scores:
         lines += ["", f"Scores: median {statistics.median(scores):g}, lowest {min(scores):g}, "
                       f"highest {max(scores):g} of {auto}."]
-    if seconds:
-        lines += [f"Time per grading (each pass): median {statistics.median(seconds):.0f} s, "
-                  f"longest {max(seconds):.0f} s, {sum(seconds) / 60:.1f} min in all."]
+    for which in ("correctness", "timing"):
+        took = [t for t in (pass_seconds(out, st, lab, which) for st, _ in results)
+                if t is not None]
+        if took:
+            lines.append(f"Time per {which} grading: median {statistics.median(took):.0f} s, "
+                         f"longest {max(took):.0f} s, {sum(took) / 60:.1f} min for "
+                         f"{len(took)}.")
     lines += ["", "| check | points | passed |", "|---|---|---|"]
     for name, points, rate in pass_rates(manifest, results):
         lines.append(f"| {name} | {points} | {rate} |")
@@ -201,8 +204,10 @@ def class_md(lab, manifest, layout, results, pairs, out, svg):
     return "\n".join(lines)
 
 
-def _seconds(r):
-    return r.get("extra_data", {}).get("class", {}).get("seconds")
+def pass_seconds(out, student, lab, which):
+    """The seconds of one pass's grading of a student, or None."""
+    r = load_result(os.path.join(out, "students", student.key, which), lab)
+    return r.get("extra_data", {}).get("class", {}).get("seconds") if r else None
 
 
 def pass_rates(manifest, results):
@@ -215,7 +220,7 @@ def pass_rates(manifest, results):
     return out
 
 
-def svg(lab, manifest, results):
+def svg(lab, manifest, results, out):
     """Three panels, drawn by hand (the kit uses the standard library only): the score
     distribution, the pass rate per check, and the seconds of each grading."""
     W, H, pad = 900, 260, 40
@@ -254,8 +259,9 @@ def svg(lab, manifest, results):
         rates.append(100.0 * int(ok) / int(graded) if int(graded) else 0.0)
     panel(1, "Passed, per check (%)", rates, 100,
           [(k, str(k + 1)) for k in range(len(rates))], "percent")
-    secs = [_seconds(r) or 0 for _, r in results]
-    panel(2, "Seconds per grading", secs, max(secs + [1]),
+    secs = [sum(pass_seconds(out, st, lab, w) or 0 for w in ("correctness", "timing"))
+            for st, _ in results]
+    panel(2, "Seconds per student (both passes)", secs, max(secs + [1]),
           [(0, "1"), (len(secs) - 1, str(len(secs)))] if secs else [], "seconds")
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
@@ -271,7 +277,7 @@ def write_all(lab, manifest, layout, students, out, pairs, release):
     header, body = rows(manifest, results)
     report.write_atomic(os.path.join(out, "grades.csv"), csv_text(header, body))
     report.write_atomic(os.path.join(out, "flags.md"), flags_md(lab, results, pairs, out))
-    report.write_atomic(os.path.join(out, "class.svg"), svg(lab, manifest, results))
+    report.write_atomic(os.path.join(out, "class.svg"), svg(lab, manifest, results, out))
     report.write_atomic(os.path.join(out, "class.md"),
                         class_md(lab, manifest, layout, results, pairs, out, "class.svg"))
     listed = [p for p in pairs if p["listed"]]
