@@ -176,7 +176,8 @@ def cmd_class(args):
         layout, students = klass.find_students(subs)
     except (klass.ClassError, OSError) as e:
         die(f"class: {e}")
-    say(f"lab {args.lab}: {len(students)} submissions in {args.submissions} ({layout})")
+    say(f"lab {args.lab}: {len(students)} submission{'s' * (len(students) != 1)} in "
+        f"{args.submissions} ({layout})")
     if args.list:
         for s in students:
             print(f"{s.key}\t{','.join(s.ids)}\t{s.folder}")
