@@ -299,9 +299,18 @@ class ClassRun:
             # No report from the grader: the class records why, as a result of its own.
             why = (f"the grading did not end within {self.bound} s" if rc is None else
                    f"lab.sh grade exited {rc} without a report")
+            P = self.m["points"]
             r = {"score": 0, "output": f"The grader failed, through no fault of the "
                                        f"submission: {why}", "tests": [],
-                 "extra_data": {"lab": self.lab, "grader_error": why, "flags": []}}
+                 "extra_data": {"lab": self.lab, "title": self.m["title"],
+                                "submission": student.folder, "reference": "",
+                                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                "machine": {"cores": machine.cores(), "cpu": machine.cpu_model(),
+                                            "others_busy_cores_before": 0.0},
+                                "max_score": sum(P.values()),
+                                "autograded_max": P["correctness"] + P["performance"],
+                                "refused": "", "ignored": [], "hung": [], "flags": [],
+                                "grader_error": why}}
             write_json(os.path.join(work, f"grade-{self.lab}.json"), r)
         r.setdefault("extra_data", {})["class"] = {"seconds": round(time.time() - t0, 1),
                                                    "pass": which, "exit": rc,

@@ -26,6 +26,8 @@ Z_LISTED = 2.5
 # ... and at least this similarity: in a class of near-identical handout code, a pair a little
 # above the others is not yet a copy.
 MIN_LISTED = 0.5
+# A class distribution needs a few pairs: with fewer other pairs than this, none is listed.
+MIN_OTHERS = 2
 # The spread is taken as at least this, so that a class whose pairs all score alike does not
 # list a pair for a difference of 0.01.
 MIN_SPREAD = 0.05
@@ -116,7 +118,8 @@ def rank(keys, found):
         spread = max(statistics.pstdev(others) if len(others) > 1 else 0.0, MIN_SPREAD)
         p["z"] = (p["similarity"] - mean) / spread
         p["percentile"] = 100.0 * sum(v < p["similarity"] for v in others) / max(1, len(others))
-        p["listed"] = p["z"] >= Z_LISTED and p["similarity"] >= MIN_LISTED
+        p["listed"] = (len(others) >= MIN_OTHERS and p["z"] >= Z_LISTED and
+                       p["similarity"] >= MIN_LISTED)
     return sorted(pairs, key=lambda p: -p["similarity"])
 
 

@@ -6,7 +6,9 @@ writes from labkit/tests/submissions/.
                           and a Gradescope export give the right students; bad folders are
                           refused in one line; the pair ranking lists an outlier and not a
                           class of alike pairs; a student's report holds flags back until
-                          --release
+                          --release; with a stand-in grader, a run killed during a grading
+                          and started again grades no student twice and ends what the
+                          killed run left
   test_class.py lab1      five lab 1 submissions graded for correctness (the solution, alt,
                           alt renamed and reordered, serial, the exit0 attack): the run is
                           killed (its process group, SIGKILL) once the first result appears
@@ -156,6 +158,91 @@ def layouts():
     expect(flag not in held and flag in shown,
            f"the student's report: held {flag in held}, released {flag in shown}")
     print("student reports: flags held until --release")
+    resume()
+
+
+# A stand-in for `lab.sh grade` (resume() runs the class command with it): it counts its
+# gradings in SUBMISSION/../../count-KEY, and for a student named "slow" starts a process in a
+# session of its own (which a process group kill does not reach) and waits until the file
+# SUBMISSION/../../go exists; then it writes a results file in which every check passed.
+FAKE_GRADE = r"""
+import json, os, subprocess, sys, time
+sys.path.insert(0, sys.argv[1])
+from kit import manifest
+lab, folder, out = int(sys.argv[2]), sys.argv[3], sys.argv[sys.argv.index("--out") + 1]
+top = os.path.dirname(os.path.dirname(folder))
+key = os.path.basename(folder)
+with open(os.path.join(top, "count-" + key), "a") as f:
+    f.write("graded\n")
+if key == "slow":
+    subprocess.Popen(["sleep", "1000"], start_new_session=True)
+    while not os.path.exists(os.path.join(top, "go")):
+        time.sleep(0.1)
+m = manifest.load(lab)
+tests = [{"name": "correctness: " + c["name"], "score": c["points"], "max_score": c["points"],
+          "status": "passed", "output": "passed"} for c in manifest.checks_for(m, "cpu")]
+r = {"score": m["points"]["correctness"], "output": "fake", "tests": tests,
+     "extra_data": {"lab": lab, "title": m["title"], "submission": folder, "reference": "",
+                    "date": "", "machine": {"cores": 2, "cpu": "", "others_busy_cores_before": 0},
+                    "max_score": 100, "ignored": [], "flags": [],
+                    "performance": {"status": "off"}}}
+with open(os.path.join(out, "grade-%d.json" % lab), "w") as f:
+    json.dump(r, f)
+"""
+
+
+def resume():
+    """The class command with a stand-in grader: killed (its process group, SIGKILL) while
+    "slow" is graded, after "fast" was; started again: "fast" is not graded again, the process
+    the killed grading left in a session of its own is ended, every student has a row."""
+    top = os.path.join(TMP, "resume")
+    subs, out = os.path.join(top, "subs"), os.path.join(top, "out")
+    write_class(subs, 1, ["alt", "serial"])
+    os.rename(os.path.join(subs, "alt"), os.path.join(subs, "fast"))
+    os.rename(os.path.join(subs, "serial"), os.path.join(subs, "slow"))
+    fake = os.path.join(top, "fake_grade.py")
+    with open(fake, "w") as f:
+        f.write(FAKE_GRADE.replace('sys.argv[1])', repr(KIT) + ")", 1))
+    driver = [sys.executable, "-c",
+              f"import sys; sys.path.insert(0, {KIT!r}); from kit import klass; "
+              f"klass.LAB_PY = {fake!r}; import lab; sys.exit(lab.main(sys.argv[1:]))",
+              "class", "1", subs, out, "--no-timing"]
+    first = subprocess.Popen(driver, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+    slow_work = os.path.join(out, ".work", "slow-correctness")
+    start = time.time()
+    while not (os.path.isfile(os.path.join(out, "students", "fast", "correctness",
+                                           "grade-1.json")) and os.path.isdir(slow_work)):
+        expect(first.poll() is None and time.time() - start < 120,
+               f"the first run ended (exit {first.returncode}) or took 2 minutes before "
+               f"grading 'slow'")
+        time.sleep(0.05)
+    with open(os.path.join(out, ".run")) as f:
+        tag = f.read().strip()
+    while len(own_tagged(tag)) < 2:  # the grader and its process in a session of its own
+        expect(time.time() - start < 120, f"the stand-in grader's processes: {own_tagged(tag)}")
+        time.sleep(0.05)
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait()
+    left = own_tagged(tag)
+    expect(left, "the stand-in grader's process in a session of its own did not outlive the "
+                 "killed run: the test shows nothing")
+    open(os.path.join(subs, "..", "go"), "w").close()
+    p = subprocess.run(driver, capture_output=True, text=True, timeout=120)
+    expect(p.returncode == 0, f"the second run: exit {p.returncode}: {p.stdout[-300:]}"
+                              f"{p.stderr[-300:]}")
+    counts = {k: tree.read(os.path.join(top, f"count-{k}")).count("graded")
+              for k in ("fast", "slow")}
+    expect(counts == {"fast": 1, "slow": 2}, f"gradings started per student: {counts}, want "
+                                             f"fast once, slow twice (cut off, then whole)")
+    expect(not own_tagged(tag), f"processes of the killed run still run: {own_tagged(tag)}")
+    with open(os.path.join(out, "grades.csv")) as f:
+        rows = {r["student"]: r for r in csv.DictReader(f)}
+    expect(sorted(rows) == ["fast", "slow"] and
+           all(r["correctness (60)"] == "60" for r in rows.values()),
+           f"grades.csv after the resumed run: {rows}")
+    print("resume: killed during a grading, started again: no student graded twice, nothing "
+          "of the killed run left")
 
 
 def own_tagged(tag):
