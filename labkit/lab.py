@@ -7,6 +7,7 @@
   gradescope N OUT.zip          a Gradescope autograder bundle for lab N
   rubric N                      lab N's rubric table, from its manifest
   flagged N DIR...              a class's gradings of lab N: scores, and the flagged ones
+  class N SUBMISSIONS OUT       grade a whole class (resumable): a gradebook, flags, similarity
 
 Python 3.10+, standard library only.
 """
@@ -158,6 +159,41 @@ def write_reports(args, g, r, out, results_path):
             f.write(f"result={report.github_classroom(r)}\n")
 
 
+def cmd_class(args):
+    """Every submission of SUBMISSIONS graded (docs/instructors.md): correctness for the whole
+    class, then timing; a killed run continues where it stopped."""
+    from kit import classreport, klass, similarity
+
+    m = manifest.load(args.lab)
+    if not m["files"]:
+        die(f"lab {args.lab} has no code to grade: its rubric ({m['handout']}) is scored by a "
+            "person")
+    subs, out = os.path.abspath(args.submissions), os.path.abspath(args.out)
+    if out == subs or out.startswith(subs + os.sep):
+        die(f"class: OUT ({args.out}) is inside SUBMISSIONS ({args.submissions}): give a folder "
+            f"outside it")
+    try:
+        layout, students = klass.find_students(subs)
+    except (klass.ClassError, OSError) as e:
+        die(f"class: {e}")
+    say(f"lab {args.lab}: {len(students)} submission{'s' * (len(students) != 1)} in "
+        f"{args.submissions} ({layout})")
+    if args.list:
+        for s in students:
+            print(f"{s.key}\t{','.join(s.ids)}\t{s.folder}")
+        return 0
+    timing = "off" if args.no_timing else "force" if args.force_timing else "auto"
+    run = klass.ClassRun(args.lab, m, students, out, reps=args.reps, timing=timing,
+                         lock_wait=args.lock_wait, quiet_wait=args.quiet_wait, say=say)
+    run.run()
+    pairs = similarity.compare(args.lab, m, students, out, say)
+    n = classreport.write_all(args.lab, m, layout, students, out, pairs, args.release)
+    say(f"{n} rows in {os.path.join(args.out, 'grades.csv')}; flags.md, similarity.csv, "
+        f"class.md; students' reports: students/ID/student-{args.lab}.md (flags and "
+        f"similarity {'released' if args.release else 'held: --release shows them'})")
+    return 0
+
+
 def cmd_flagged(args):
     """The teaching assistant's view of a class: each DIR's grade-N.json (from lab.sh grade),
     its score, and every flag the grader raised, flagged submissions last."""
@@ -262,13 +298,36 @@ def main(argv=None):
                                        "scores and flags (exit 1 when any is flagged)")
     f.add_argument("lab", type=int)
     f.add_argument("dirs", nargs="+", metavar="DIR")
+    c = sub.add_parser("class", help="grade every submission of lab N in SUBMISSIONS into OUT "
+                                     "(resumable; docs/instructors.md)")
+    c.add_argument("lab", type=int)
+    c.add_argument("submissions", help="one folder per student, a GitHub Classroom clone folder "
+                                       "or a Gradescope export")
+    c.add_argument("out", help="grades.csv, flags.md, similarity.csv, class.md and each "
+                               "student's reports (run again to continue a stopped run)")
+    c.add_argument("--reps", type=int, default=5, help="timed rounds (default 5)")
+    t = c.add_mutually_exclusive_group()
+    t.add_argument("--no-timing", action="store_true", help="the correctness pass only")
+    t.add_argument("--force-timing", action="store_true",
+                   help="time and score even on a busy machine (each report says so)")
+    c.add_argument("--quiet-wait", type=int, default=1800,
+                   help="seconds to wait for a quiet machine before each timed grading "
+                        "(default 1800)")
+    c.add_argument("--release", action="store_true",
+                   help="show flags and similarity in the students' reports (default: held "
+                        "for the course staff)")
+    c.add_argument("--lock-wait", type=int, default=3600,
+                   help="seconds a grading waits for another's build cache (default 3600)")
+    c.add_argument("--list", action="store_true", help="list the submissions found, and stop")
     args = p.parse_args(argv)
+    if getattr(args, "quiet_wait", 0) < 0:
+        die("--quiet-wait: expected 0 or more seconds")
     if getattr(args, "reps", 1) < 1:
         die("--reps: expected a positive number")
     try:
         return {"list": cmd_list, "start": cmd_start, "grade": cmd_grade,
                 "gradescope": cmd_gradescope, "rubric": cmd_rubric,
-                "flagged": cmd_flagged}[args.command](args) or 0
+                "flagged": cmd_flagged, "class": cmd_class}[args.command](args) or 0
     except manifest.ManifestError as e:
         die(str(e))
 

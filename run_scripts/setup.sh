@@ -147,6 +147,16 @@ if [[ $install -eq 1 ]]; then
   else
     say "all packages for $purpose present"
   fi
+  # lab.sh class's similarity check: Dolos, pinned and hashed by labkit/similarity's lock file,
+  # in that folder only (never global). npm compiles its parsers once: minutes.
+  dolos=$root/labkit/similarity
+  if [[ $purpose == test && ! -d $dolos/node_modules/@dodona/dolos-lib ]]; then
+    say "installing Dolos into labkit/similarity/node_modules (the lab kit's similarity check;"
+    say "npm ci compiles its parsers: a few minutes)"
+    mkdir -p "$build_dir"
+    (cd "$dolos" && npm ci --no-audit --no-fund --loglevel=error >"$build_dir/dolos-npm.log" 2>&1) ||
+      die "npm ci in labkit/similarity failed (log: $build_dir/dolos-npm.log)"
+  fi
 fi
 # The configuration: CMakePresets.json's release, or its clang++ for --cxx clang++ (another
 # compiler: release's with that compiler), built in $build_dir whatever the preset's folder.

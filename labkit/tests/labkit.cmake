@@ -48,3 +48,20 @@ if(Python3_FOUND)
   set_property(TEST "labkit: manifests, handouts, starters without answers, refusals"
     ${_abuse_kit} APPEND PROPERTY LABELS labkit-kit)
 endif()
+# lab.sh class (labkit/tests/test_class.py): the layouts of collected submissions, a killed run
+# resumed (a stand-in grader), the ranking of similar pairs and what students see, without a
+# grading (20 s); then a class of five lab 1 submissions
+# graded for correctness, killed and resumed, with its gradebook, flags and similar pairs (9
+# minutes on the 2-core machine at load 15, 2026-12-02).
+if(Python3_FOUND)
+  set(_class ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_class.py)
+  add_test(NAME "labkit: class layouts, resume, similar pairs ranked, flags held" COMMAND ${_class} layouts)
+  add_test(NAME "labkit: a class of lab 1 graded, killed, resumed" COMMAND ${_class} lab1)
+  set_tests_properties("labkit: class layouts, resume, similar pairs ranked, flags held"
+    "labkit: a class of lab 1 graded, killed, resumed" PROPERTIES LABELS labkit
+    SKIP_RETURN_CODE 77 TIMEOUT 3600)
+  set_property(TEST "labkit: class layouts, resume, similar pairs ranked, flags held" APPEND PROPERTY
+    LABELS labkit-kit)
+  set_tests_properties("labkit: a class of lab 1 graded, killed, resumed" PROPERTIES
+    RESOURCE_LOCK lab-cache COST 500)
+endif()
