@@ -94,18 +94,4 @@ void sgd_update(float* params, const float* grad_sum, float lr, int batch, int c
     params[i] -= scale * grad_sum[i];
 }
 
-void sgd_step(Kernels& k, float* params, const Dataset& data, const std::vector<int32_t>& order,
-              int first, int count, float lr, float* batch_grad, float* chunk_grad,
-              double& loss_sum, LayerTimes* times) {
-  // G = sum of chunk sums, in chunk order.
-  std::fill(batch_grad, batch_grad + kParamCount, 0.0f);
-  for (int c = first; c < first + count; c += kChunk) {
-    const int n = std::min(kChunk, first + count - c);
-    loss_sum += chunk_gradient(k, params, data, order.data() + c, n, image_at(order, c + n),
-                               chunk_grad, times);
-    timed(times, &LayerTimes::reduce, [&] { accumulate(batch_grad, chunk_grad); });
-  }
-  timed(times, &LayerTimes::update, [&] { sgd_update(params, batch_grad, lr, count); });
-}
-
 }  // namespace lenet

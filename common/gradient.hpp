@@ -1,13 +1,9 @@
-// The one fixed way every CPU backend turns samples into an SGD step (docs/network.md,
-// "Bit-identical CPU backends"):
-//   1. the batch is cut into chunks of kChunk consecutive samples; the kernels (kernels.hpp)
-//      compute each sample's gradient g_s and the chunk's sum ((0 + g_first) + g_first+1) + ...
-//      in sample order (chunk_gradient);
-//   2. the batch gradient is the chunk sums added in chunk order (accumulate);
-//   3. params -= (lr / B) * G (sgd_update).
-// Whoever computes a chunk (a thread, a rank), the bits are the same, because these functions
-// are compiled once, here, and the tree does not depend on the thread or rank count. This file
-// is also the one caller of the kernels' layers, and the one place that times them (--timing).
+// A chunk's gradient sum, the first step of every CPU backend's training step (step.hpp): the
+// kernels (kernels.hpp) compute each sample's gradient g_s, and the chunk's sum is
+// ((0 + g_first) + g_first+1) + ... in sample order (chunk_gradient). Whoever computes a chunk
+// (a thread, a rank), the bits are the same, because these functions are compiled once, here.
+// This file is also the one caller of the kernels' layers, and the one place that times them
+// (--timing).
 #pragma once
 
 #include <cstdint>
@@ -50,13 +46,5 @@ void accumulate(float* acc, const float* g);
 // params[i] -= (lr / batch) * grad_sum[i] for i < count: the SGD step on a summed batch
 // gradient, for all parameters or (count < kParamCount) a run of them that one thread updates.
 void sgd_update(float* params, const float* grad_sum, float lr, int batch, int count = kParamCount);
-
-// One SGD step on order[first, first + count), its chunks one after the other on this thread:
-// steps 1 to 3 above. Adds each chunk's loss to loss_sum, in chunk order. batch_grad and
-// chunk_grad are scratch of kParamCount floats each. lenet-serial's step, and lenet-openmp's
-// layer strategy's, whose kernels share each layer's loops among the threads.
-void sgd_step(Kernels& k, float* params, const Dataset& data, const std::vector<int32_t>& order,
-              int first, int count, float lr, float* batch_grad, float* chunk_grad,
-              double& loss_sum, LayerTimes* times);
 
 }  // namespace lenet

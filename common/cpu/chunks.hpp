@@ -7,16 +7,10 @@
 
 #include "../dataset.hpp"
 #include "../network.hpp"
+#include "../step.hpp"
 #include "workers.hpp"
 
 namespace lenet {
-
-// One chunk's gradient sum and loss sum, written by whichever thread computes the chunk.
-// alignas(64): threads writing neighbouring chunks never share a cache line.
-struct alignas(64) ChunkSum {
-  float grad[kParamCount];
-  double loss;
-};
 
 // The sums of the chunks of kChunk samples of order[lo, hi), cut from lo, into out[0..n);
 // returns n. Called by every thread of a team (inside `#pragma omp parallel`), or by one
