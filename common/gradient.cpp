@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "share.hpp"
+
 namespace lenet {
 
 namespace {
@@ -52,11 +54,13 @@ void set_chunk(Kernels& k, const Dataset& data, int n, Index index) {
 }  // namespace
 
 double chunk_gradient(Kernels& k, const float* params, const Dataset& data, const int32_t* order,
-                      int n, int next, float* chunk_sum, LayerTimes* times) {
+                      int n, NextChunk next, float* chunk_sum, LayerTimes* times) {
   set_chunk(k, data, n, [&](int s) { return order[s]; });
+  const int groups = (n + k.group() - 1) / k.group();
   return train_groups(k, params, n, chunk_sum, times, [&](int first) {
-    const int after = first + k.group() < n ? order[first + k.group()] : next;
-    if (after >= 0) data.prefetch(after);  // arrives while this group computes
+    const Range mine = share(next.n, groups, first / k.group());
+    for (int i = mine.begin; i < mine.end; ++i)
+      data.prefetch(next.images[i]);  // arrives while this group computes
   });
 }
 

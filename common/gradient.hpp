@@ -6,6 +6,7 @@
 // (--timing).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -15,13 +16,25 @@
 
 namespace lenet {
 
+// The images of the chunk that a worker trains next: at most kChunk of an epoch's order.
+struct NextChunk {
+  const int32_t* images = nullptr;
+  int n = 0;  // none: the worker trains no more chunks this epoch
+};
+
+// The chunk that starts at order[position]: its first kChunk images, fewer near the end.
+inline NextChunk chunk_at(const std::vector<int32_t>& order, int position) {
+  const int left = static_cast<int>(order.size()) - position;
+  return left > 0 ? NextChunk{order.data() + position, std::min(left, kChunk)} : NextChunk{};
+}
+
 // The sum of the gradients of samples order[0..n) (n <= kChunk) into chunk_sum, in sample
 // order. Returns the chunk's loss sum (double, in order). Adds each layer's time to `times`
-// where it is not null. The first image of each group of the kernels is fetched into the caches
-// while the group before it computes; image `next` (-1: none) while the last one does: the image
-// that the caller's worker trains after this chunk, so that no image of the epoch is a cache miss.
+// where it is not null. While it computes, the images of `next`, the chunk the caller's worker
+// trains after this one, are fetched into the caches whole, a share before each group: so no
+// image of the epoch is a cache miss but the first chunk's.
 double chunk_gradient(Kernels& k, const float* params, const Dataset& data, const int32_t* order,
-                      int n, int next, float* chunk_sum, LayerTimes* times);
+                      int n, NextChunk next, float* chunk_sum, LayerTimes* times);
 
 // Forward only, for the evaluation: the loss and the predicted class of images first, ...,
 // first + n - 1 of data (n <= kChunk) into losses[0..n) and predicted[0..n).
@@ -34,11 +47,6 @@ void forward_chunk(Kernels& k, const float* params, const Dataset& data, int fir
 float forward_sample(Kernels& k, const float* params, const uint8_t* pixels, int label);
 float train_sample(Kernels& k, const float* params, const uint8_t* pixels, int label, float* grad,
                    LayerTimes* times);
-
-// order[position], or -1 past the end: chunk_gradient's `next` near the end of an epoch.
-inline int image_at(const std::vector<int32_t>& order, int position) {
-  return position < static_cast<int>(order.size()) ? order[position] : -1;
-}
 
 // acc[i] += g[i] for the 2343 parameters.
 void accumulate(float* acc, const float* g);

@@ -43,7 +43,7 @@ void sgd_step(Kernels& k, float* params, const Dataset& data, const std::vector<
     const int start = first + c * kChunk;
     const int size = std::min(kChunk, first + count - start);
     chunks[c].loss = chunk_gradient(k, params, data, order.data() + start, size,
-                                    image_at(order, start + size), chunks[c].grad, times);
+                                    chunk_at(order, start + size), chunks[c].grad, times);
   }
   add_losses(chunks.data(), n, loss_sum);
   sum_and_update(chunks.data(), n, grad, params, lr, count, kAllParams, times);
