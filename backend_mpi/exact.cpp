@@ -1,10 +1,10 @@
-// The exact strategy (--exact): lenet-serial's summation tree (common/gradient.hpp), its chunks
+// The exact strategy (--exact): lenet-serial's summation tree (common/step.hpp), its chunks
 // computed on different ranks.
 //   chunks of the batch: 16 samples each from `first`, the last possibly shorter (as serial)
 //   rank r computes chunks [n*r/P, n*(r+1)/P)      whole chunks: with n < P some ranks get none
 //   MPI_Allgatherv                                 every rank receives every chunk's sum and loss
-//   on every rank: G = ((0 + S_0) + S_1) + ...     chunk order (accumulate), as serial
-//                  params -= (lr / count) * G      (sgd_update)
+//   on every rank: G = ((0 + S_0) + S_1) + ...     chunk order, as serial
+//                  params -= (lr / count) * G      (sum_and_update, common/step.hpp)
 // A chunk's sum has the same bits wherever it is computed, and G adds them in serial's order:
 // the parameters are lenet-serial's, bit for bit, for any rank and thread count. The price: the
 // gather moves every chunk's 2343 floats (B/16 rows a step) where the allreduce strategy moves one
@@ -34,18 +34,9 @@ double MpiBackend::train_exact(int first, int count, float lr) {
                  gather_displs_.data(), chunk_type_, comm_);
   const double comm = MPI_Wtime() - c0;
 
-  const double t0 = timing_ ? now_seconds() : 0;
-  float* grad = grad_.data();
-  std::fill(grad, grad + kParamCount, 0.0f);
-  for (int c = 0; c < n; ++c) {
-    accumulate(grad, chunks_[c].grad);
-    loss_sum_ += chunks_[c].loss;
-  }
-  if (timing_) times_.reduce += now_seconds() - t0;
-
-  const double t1 = timing_ ? now_seconds() : 0;
-  sgd_update(params_.data(), grad, lr, count);
-  if (timing_) times_.update += now_seconds() - t1;
+  add_losses(chunks_.data(), n, loss_sum_);
+  sum_and_update(chunks_.data(), n, grad_.data(), params_.data(), lr, count, kAllParams,
+                 timing_ ? &times_ : nullptr);
   return comm;
 }
 // LAB 3 END

@@ -14,12 +14,7 @@
 namespace lenet {
 namespace {
 
-// All of LayerTimes, for taking the slowest rank's value of each.
-constexpr double LayerTimes::*kAllFields[] = {
-    &LayerTimes::c1_forward, &LayerTimes::s1_forward,  &LayerTimes::f_forward,
-    &LayerTimes::f_backward, &LayerTimes::s1_backward, &LayerTimes::c1_backward,
-    &LayerTimes::reduce,     &LayerTimes::update,      &LayerTimes::comm};
-constexpr int kFieldCount = std::size(kAllFields);
+constexpr int kFieldCount = std::size(kLayerTimeFields);
 
 // "Open MPI v4.1.4", "MPICH Version: 4.0.2": the library's version string up to its first comma
 // or line end, each run of spaces and tabs one space (MPICH's has a tab), for the summary's line.
@@ -78,7 +73,7 @@ BackendInfo MpiBackend::info() const {
           ? "MPI_Allgatherv of the chunk sums, " + std::to_string(sizeof(ChunkSum)) +
                 " B per 16 samples"
           : "MPI_Allreduce of " + std::to_string(grad_.size() * sizeof(float)) + " B");
-  if (steps_ > 0 && slowest_compute_ > 0) {  // measured, and reduced by get_params()
+  if (steps_ > 0 && slowest_compute_ > 0) {  // measured, and reduced by end_run()
     const double compute = slowest_compute_ / steps_, comm = slowest_.comm / steps_;
     b.extra.emplace_back("Compute per step (ms)", format("%.4f (slowest rank)", 1e3 * compute));
     b.extra.emplace_back("Comm per step (ms)", format("%.4f (slowest rank)", 1e3 * comm));
@@ -97,10 +92,8 @@ BackendInfo MpiBackend::info() const {
   return b;
 }
 
-std::vector<float> MpiBackend::get_params() {
-  // Every rank calls this at the end of a run, just before times(): the place to make the
-  // report collective. NPB reports the slowest rank's times; and the ranks must hold the same
-  // bits.
+void MpiBackend::end_run() {
+  // NPB reports the slowest rank's times; and the ranks must hold the same bits.
   // Samples computed on this rank: each sample trained once, on one rank, is what makes the
   // ranks share the work (the lab kit checks it: a rank that computes the whole batch shows);
   // and the steps it missed (a whole batch on one rank, another each step, shows there).
@@ -109,13 +102,13 @@ std::vector<float> MpiBackend::get_params() {
   const LayerTimes mine = rank_times();
   double v[kFieldCount + 3];
   for (int i = 0; i < kFieldCount; ++i)
-    v[i] = mine.*kAllFields[i];
+    v[i] = mine.*kLayerTimeFields[i].seconds;
   v[kFieldCount] = compute_seconds_;
   v[kFieldCount + 1] = static_cast<double>(samples);
   v[kFieldCount + 2] = -static_cast<double>(samples);
   MPI_Allreduce(MPI_IN_PLACE, v, kFieldCount + 3, MPI_DOUBLE, MPI_MAX, comm_);
   for (int i = 0; i < kFieldCount; ++i)
-    slowest_.*kAllFields[i] = v[i];
+    slowest_.*kLayerTimeFields[i].seconds = v[i];
   slowest_compute_ = v[kFieldCount];
   samples_most_ = static_cast<long long>(v[kFieldCount + 1]);
   samples_fewest_ = -static_cast<long long>(v[kFieldCount + 2]);
@@ -125,7 +118,6 @@ std::vector<float> MpiBackend::get_params() {
   steps_missed_total_ = sums[1];
   ranks_agree_ =
       first_disagreement({{"the parameters", std::to_string(param_crc32(params_))}}, comm_).empty();
-  return params_;
 }
 
 void MpiBackend::bind_data(const Dataset& train, const Dataset& test) {
@@ -194,9 +186,7 @@ int MpiBackend::compute_chunks(int lo, int hi, int batch, ChunkSum* out) {
 LayerTimes MpiBackend::rank_times() const {
   // The threads wait for the slowest of them at the end of each parallel loop.
   LayerTimes t = times_;
-  const LayerTimes& slowest = slowest_times(workers_, threads_);
-  for (auto field : kWorkerTimeFields)
-    t.*field += slowest.*field;
+  t += slowest_times(workers_, threads_);
   return t;
 }
 

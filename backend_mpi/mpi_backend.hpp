@@ -39,16 +39,17 @@ class MpiBackend final : public Backend {
 
   BackendInfo info() const override;
   void set_params(const std::vector<float>& params) override { params_ = params; }
-  // Collective: also takes the slowest rank's times and checks that all ranks agree.
-  std::vector<float> get_params() override;
+  std::vector<float> get_params() override { return params_; }
   // Collective: throws lenet::Error on every rank when the ranks loaded different data.
   void bind_data(const Dataset& train, const Dataset& test) override;
   void begin_epoch(const std::vector<int32_t>& order) override;  // collective: a barrier
   void train_batch(int first, int count, float lr) override;
   double epoch_loss_sum() override { return loss_sum_; }
   EvalResult evaluate() override;  // collective
+  // Collective: takes the slowest rank's times and checks that all ranks hold the same bits.
+  void end_run() override;
   void set_timing(bool on) override { timing_ = on; }
-  // The slowest rank's times, as of the last get_params().
+  // The slowest rank's times, as of end_run().
   LayerTimes times() const override { return slowest_; }
 
  private:
@@ -95,12 +96,12 @@ class MpiBackend final : public Backend {
   LayerTimes times_;  // reduce, update and comm, measured by the master thread
   long long steps_ = 0;
   double compute_seconds_ = 0;  // train_batch's wall time less its communication
-  // Filled by get_params(): the max over ranks, and whether all ranks hold the same bits.
+  // Filled by end_run(): the max over ranks, and whether all ranks hold the same bits.
   LayerTimes slowest_;
   double slowest_compute_ = 0;
   long long samples_total_ = 0, samples_fewest_ = 0, samples_most_ = 0;  // over the ranks
   // The steps in which this rank computed no sample of a batch that had one for every rank;
-  // and, from get_params(), the sum over the ranks.
+  // and, from end_run(), the sum over the ranks.
   long long steps_missed_ = 0, steps_missed_total_ = 0;
   bool ranks_agree_ = true;
 };

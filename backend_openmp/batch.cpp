@@ -2,9 +2,9 @@
 //   in one parallel region per batch:
 //     for each chunk c, on some thread t:   chunks_[c] = chunk_gradient(kernels of t, chunk c)
 //     barrier
-//     for each parameter, on the thread that owns its cache line:
-//       G[i] = ((0 + chunks_[0][i]) + chunks_[1][i]) + ...     (chunk order, as accumulate)
-//       params[i] -= (lr / B) * G[i]                             (sgd_update on its lines)
+//     for each parameter, on the thread that owns its cache line (sum_and_update, step.hpp):
+//       G[i] = ((0 + chunks_[0][i]) + chunks_[1][i]) + ...     (chunk order)
+//       params[i] -= (lr / B) * G[i]
 //     join
 // A chunk's sum does not depend on the thread that computes it, and G adds the chunk sums in
 // the same order as lenet-serial: the bits are the serial backend's, for any thread count.
@@ -43,27 +43,14 @@ void OpenMPBackend::train_chunks_in_parallel(int first, int count, float lr) {
     chunk_sums(workers_, params_.v, *train_, order_, first, first + count, count, chunks_.data(),
                timing_);
 
-    // The chunk sums, added in chunk order, and the update of the same parameters: each thread
-    // takes a run of whole cache lines of G and of the parameters, so no two threads write to
-    // one line, and nothing is left for one thread alone after the join.
-    const double t0 = now_seconds();
-    const int n_lines = (kParamCount + kLineFloats - 1) / kLineFloats;
-    const int me = omp_get_thread_num(), members = omp_get_num_threads();
-    const int lo = std::min(kParamCount, n_lines * me / members * kLineFloats);
-    const int hi = std::min(kParamCount, n_lines * (me + 1) / members * kLineFloats);
-    float* grad = batch_grad_.v;
-    for (int i = lo; i < hi; ++i)
-      grad[i] = 0.0f;
-    for (int c = 0; c < n_chunks; ++c) {
-      for (int i = lo; i < hi; ++i)
-        grad[i] += chunks_[c].grad[i];
-    }
-    const double t1 = now_seconds();
-    sgd_update(params_.v + lo, grad + lo, lr, count, hi - lo);
-    if (me == 0) {
-      reduce_seconds = t1 - t0;
-      update_seconds = now_seconds() - t1;
-    }
+    // The chunk sums, added in chunk order, and the update of the same parameters
+    // (common/step.hpp): each thread its own run of whole cache lines, so no two threads write
+    // to one line, and nothing is left for one thread alone after the join.
+    const int me = omp_get_thread_num();
+    LayerTimes mine;
+    sum_and_update(chunks_.data(), n_chunks, batch_grad_.v, params_.v, lr, count,
+                   param_slice(omp_get_num_threads(), me), timing_ && me == 0 ? &mine : nullptr);
+    if (me == 0) reduce_seconds = mine.reduce, update_seconds = mine.update;
   };
   if (team > 1) {
     // After the join every parameter is updated (a barrier of its own would cost 1.4 us a batch).
@@ -81,13 +68,10 @@ void OpenMPBackend::train_chunks_in_parallel(int first, int count, float lr) {
     sharers += workers_[t].samples > samples_before_[t];
   batch_calls_.end_call(sharers, team);
 
-  for (int c = 0; c < n_chunks; ++c)
-    loss_sum_ += chunks_[c].loss;
+  add_losses(chunks_.data(), n_chunks, loss_sum_);
   if (!timing_) return;
   // The team's time is its slowest thread's (common/timer.hpp, common/cpu/workers.hpp).
-  const LayerTimes& slowest = slowest_times(workers_, team);
-  for (auto field : kWorkerTimeFields)
-    times_.*field += slowest.*field;
+  times_ += slowest_times(workers_, team);
   times_.reduce += reduce_seconds;
   times_.update += update_seconds;
 }

@@ -22,11 +22,10 @@ OpenMPBackend::OpenMPBackend(const std::string& kernels, Strategy strategy, int 
   workers_ = make_workers(kernels, threads);
   samples_before_.resize(threads);
   if (strategy == Strategy::kLayer) {
-    // One sample at a time, through the per-sample adapter; one chunk buffer.
+    // One sample at a time, through the per-sample adapter.
     auto layer = std::make_unique<LayerKernels>(threads_);
     layer_kernels_ = layer.get();
     layer_chunks_ = std::make_unique<PerSample>(std::move(layer));
-    chunks_.resize(1);
   }
 }
 

@@ -1,13 +1,12 @@
 #include "serial_backend.hpp"
 
 #include "../common/cpu/evaluate.hpp"
-#include "../common/gradient.hpp"
 #include "../common/kernels_registry.hpp"
 
 namespace lenet {
 
 SerialBackend::SerialBackend(const std::string& kernels)
-    : kernels_(make_kernels(kernels)), batch_grad_(kParamCount), chunk_grad_(kParamCount) {}
+    : kernels_(make_kernels(kernels)), batch_grad_(kParamCount) {}
 
 BackendInfo SerialBackend::info() const {
   BackendInfo b;
@@ -27,8 +26,8 @@ void SerialBackend::begin_epoch(const std::vector<int32_t>& order) {
 }
 
 void SerialBackend::train_batch(int first, int count, float lr) {
-  sgd_step(*kernels_, params_.data(), *train_, order_, first, count, lr, batch_grad_.data(),
-           chunk_grad_.data(), loss_sum_, timing_ ? &times_ : nullptr);
+  sgd_step(*kernels_, params_.data(), *train_, order_, first, count, lr, chunks_,
+           batch_grad_.data(), loss_sum_, timing_ ? &times_ : nullptr);
 }
 
 EvalResult SerialBackend::evaluate() {

@@ -1,5 +1,5 @@
 // The serial backend: the reference every other backend is compared with. One sample at a time,
-// through the chosen kernels, summed in the canonical chunk order of common/gradient.hpp.
+// through the chosen kernels, summed in the canonical chunk order of common/step.hpp.
 #pragma once
 
 #include <memory>
@@ -8,6 +8,7 @@
 
 #include "../common/backend.hpp"
 #include "../common/kernels.hpp"
+#include "../common/step.hpp"
 
 namespace lenet {
 
@@ -33,8 +34,9 @@ class SerialBackend final : public Backend {
   const Dataset* test_ = nullptr;
   std::vector<int32_t> order_;
   double loss_sum_ = 0;
-  // Allocated once: the batch gradient, one chunk's sum.
-  std::vector<float> batch_grad_, chunk_grad_;
+  // Allocated once: the batch gradient, and the chunk sums (grown to the largest batch's).
+  std::vector<float> batch_grad_;
+  std::vector<ChunkSum> chunks_;
   std::vector<float> test_losses_;  // one per test image (common/cpu/evaluate.hpp)
   bool timing_ = false;
   LayerTimes times_;

@@ -1,7 +1,8 @@
 // lenet-bench-layers: each layer's forward and backward pass, alone, for every kernels in
 // this build, on one group of samples held in cache (kernels.hpp: one sample for ref and simd,
-// a chunk of 16 side by side for lanes), and the whole
-// sample as training runs it (a chunk of 16): CPU nanoseconds per sample (the ns/sample column),
+// a chunk of 16 side by side for lanes), the whole
+// sample as training runs it (a chunk of 16), and the step's sum of chunk sums and update at
+// B = 32 (reduce/B32, update/B32): CPU nanoseconds per sample (the ns/sample column),
 // GFLOP/s and %peak (every layer and the sample) against one core's peak, measured when the
 // program starts; the header names the CPU (cpu:) and that peak (peak:). The row `sigmoids`
 // times the sample's sigmoids alone, work the FLOP count does not see, and reports the ceiling
@@ -24,6 +25,7 @@
 #include "../common/kernels_registry.hpp"
 #include "../common/network.hpp"
 #include "../common/rng.hpp"
+#include "../common/step.hpp"
 #include "../common/vec/exp_vectors.hpp"
 #include "../common/vec/vec.hpp"
 #include "checked.hpp"
@@ -73,7 +75,7 @@ struct Sample {
   }
   // The gradient sum of the first n samples, as training computes it (common/gradient.hpp).
   double train_chunk(Kernels& k, int n = kChunk) {
-    return chunk_gradient(k, params.data(), chunk, order.data(), n, -1, grad.data(), nullptr);
+    return chunk_gradient(k, params.data(), chunk, order.data(), n, {}, grad.data(), nullptr);
   }
 };
 
@@ -194,6 +196,25 @@ void sigmoids(benchmark::State& state) {
   state.counters["ceiling %peak"] = 100.0 * mac_seconds / (mac_seconds + per_sample);
 }
 
+// The step's work after the chunks (common/step.hpp) at B = 32, per sample: `reduce` adds the
+// batch's two chunk sums in chunk order, `update` applies G to the parameters. With the layer rows
+// and `sample`, they make up the epoch's compute: docs/performance.md, "Epoch budget".
+constexpr int kBatch = 32;
+
+void step_reduce(benchmark::State& state) {
+  std::vector<ChunkSum> chunks(kBatch / kChunk);
+  for (ChunkSum& c : chunks)
+    std::fill(c.grad, c.grad + kParamCount, 1e-3f);
+  std::vector<float> grad(kParamCount);
+  measure(state, 0, kBatch,
+          [&] { sum_chunks(chunks.data(), kBatch / kChunk, grad.data(), kAllParams); });
+}
+
+void step_update(benchmark::State& state) {
+  std::vector<float> params = init_params(1), grad(kParamCount, 1e-3f);
+  measure(state, 0, kBatch, [&] { sgd_update(params.data(), grad.data(), 1e-9f, kBatch); });
+}
+
 struct Layer {
   const char* name;
   double flop;
@@ -248,6 +269,8 @@ int main(int argc, char** argv) {
     });
   };
   with_min(benchmark::RegisterBenchmark("sigmoids", sigmoids));
+  with_min(benchmark::RegisterBenchmark("reduce/B32", step_reduce));
+  with_min(benchmark::RegisterBenchmark("update/B32", step_update));
   for (const std::string& kernels : available_kernels()) {
     const std::string suffix = "/" + kernels;
     for (const Layer& layer : layers()) {

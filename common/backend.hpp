@@ -37,7 +37,8 @@ class Backend {
   virtual ~Backend() = default;
   virtual BackendInfo info() const = 0;
 
-  // Parameters in spec order (kParamCount floats).
+  // Parameters in spec order (kParamCount floats). Never collective: the driver reads them at
+  // every --save-every checkpoint.
   virtual void set_params(const std::vector<float>& params) = 0;
   virtual std::vector<float> get_params() = 0;
 
@@ -61,6 +62,11 @@ class Backend {
 
   // Loss and correct predictions over the whole bound test set. Called by every rank.
   virtual EvalResult evaluate() = 0;
+
+  // Called by every rank once, after the last step and before the report reads get_params(),
+  // times() and info(): a backend of several processes gathers there what the report shows
+  // (MPI: the slowest rank's times, whether the ranks agree). Nothing to do for one process.
+  virtual void end_run() {}
 
   // Per-layer timers: off by default because reading clocks per layer costs time. A backend
   // that communicates (MPI, CUDA copies) measures times().comm even with timing off.

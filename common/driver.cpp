@@ -302,7 +302,7 @@ class Run {
   }
 
   void save_position(int epoch, int step) {
-    const std::vector<float> params = backend_->get_params();  // every rank: may be collective
+    const std::vector<float> params = backend_->get_params();
     const TrainingPosition p = position(epoch, step);
     collective(comm_, [&] {
       if (root_) save_checkpoint(opts_.save_path, params, p);
@@ -317,6 +317,7 @@ class Run {
   }
 
   int finish() {
+    backend_->end_run();  // every rank: collective for MPI
     result_.params = backend_->get_params();
     result_.times = backend_->times();
     // Again, now that the run is over: what the backend measured during it (MPI's compute and

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "share.hpp"
+
 namespace lenet {
 
 namespace {
@@ -52,11 +54,13 @@ void set_chunk(Kernels& k, const Dataset& data, int n, Index index) {
 }  // namespace
 
 double chunk_gradient(Kernels& k, const float* params, const Dataset& data, const int32_t* order,
-                      int n, int next, float* chunk_sum, LayerTimes* times) {
+                      int n, NextChunk next, float* chunk_sum, LayerTimes* times) {
   set_chunk(k, data, n, [&](int s) { return order[s]; });
+  const int groups = (n + k.group() - 1) / k.group();
   return train_groups(k, params, n, chunk_sum, times, [&](int first) {
-    const int after = first + k.group() < n ? order[first + k.group()] : next;
-    if (after >= 0) data.prefetch(after);  // arrives while this group computes
+    const Range mine = share(next.n, groups, first / k.group());
+    for (int i = mine.begin; i < mine.end; ++i)
+      data.prefetch(next.images[i]);  // arrives while this group computes
   });
 }
 
@@ -92,20 +96,6 @@ void sgd_update(float* params, const float* grad_sum, float lr, int batch, int c
   const float scale = lr / static_cast<float>(batch);
   for (int i = 0; i < count; ++i)
     params[i] -= scale * grad_sum[i];
-}
-
-void sgd_step(Kernels& k, float* params, const Dataset& data, const std::vector<int32_t>& order,
-              int first, int count, float lr, float* batch_grad, float* chunk_grad,
-              double& loss_sum, LayerTimes* times) {
-  // G = sum of chunk sums, in chunk order.
-  std::fill(batch_grad, batch_grad + kParamCount, 0.0f);
-  for (int c = first; c < first + count; c += kChunk) {
-    const int n = std::min(kChunk, first + count - c);
-    loss_sum += chunk_gradient(k, params, data, order.data() + c, n, image_at(order, c + n),
-                               chunk_grad, times);
-    timed(times, &LayerTimes::reduce, [&] { accumulate(batch_grad, chunk_grad); });
-  }
-  timed(times, &LayerTimes::update, [&] { sgd_update(params, batch_grad, lr, count); });
 }
 
 }  // namespace lenet

@@ -1,15 +1,12 @@
-// The one fixed way every CPU backend turns samples into an SGD step (docs/network.md,
-// "Bit-identical CPU backends"):
-//   1. the batch is cut into chunks of kChunk consecutive samples; the kernels (kernels.hpp)
-//      compute each sample's gradient g_s and the chunk's sum ((0 + g_first) + g_first+1) + ...
-//      in sample order (chunk_gradient);
-//   2. the batch gradient is the chunk sums added in chunk order (accumulate);
-//   3. params -= (lr / B) * G (sgd_update).
-// Whoever computes a chunk (a thread, a rank), the bits are the same, because these functions
-// are compiled once, here, and the tree does not depend on the thread or rank count. This file
-// is also the one caller of the kernels' layers, and the one place that times them (--timing).
+// A chunk's gradient sum, the first step of every CPU backend's training step (step.hpp): the
+// kernels (kernels.hpp) compute each sample's gradient g_s, and the chunk's sum is
+// ((0 + g_first) + g_first+1) + ... in sample order (chunk_gradient). Whoever computes a chunk
+// (a thread, a rank), the bits are the same, because these functions are compiled once, here.
+// This file is also the one caller of the kernels' layers, and the one place that times them
+// (--timing).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -19,13 +16,25 @@
 
 namespace lenet {
 
+// The images of the chunk that a worker trains next: at most kChunk of an epoch's order.
+struct NextChunk {
+  const int32_t* images = nullptr;
+  int n = 0;  // none: the worker trains no more chunks this epoch
+};
+
+// The chunk that starts at order[position]: its first kChunk images, fewer near the end.
+inline NextChunk chunk_at(const std::vector<int32_t>& order, int position) {
+  const int left = static_cast<int>(order.size()) - position;
+  return left > 0 ? NextChunk{order.data() + position, std::min(left, kChunk)} : NextChunk{};
+}
+
 // The sum of the gradients of samples order[0..n) (n <= kChunk) into chunk_sum, in sample
 // order. Returns the chunk's loss sum (double, in order). Adds each layer's time to `times`
-// where it is not null. The first image of each group of the kernels is fetched into the caches
-// while the group before it computes; image `next` (-1: none) while the last one does: the image
-// that the caller's worker trains after this chunk, so that no image of the epoch is a cache miss.
+// where it is not null. While it computes, the images of `next`, the chunk the caller's worker
+// trains after this one, are fetched into the caches whole, a share before each group: so no
+// image of the epoch is a cache miss but the first chunk's.
 double chunk_gradient(Kernels& k, const float* params, const Dataset& data, const int32_t* order,
-                      int n, int next, float* chunk_sum, LayerTimes* times);
+                      int n, NextChunk next, float* chunk_sum, LayerTimes* times);
 
 // Forward only, for the evaluation: the loss and the predicted class of images first, ...,
 // first + n - 1 of data (n <= kChunk) into losses[0..n) and predicted[0..n).
@@ -39,24 +48,11 @@ float forward_sample(Kernels& k, const float* params, const uint8_t* pixels, int
 float train_sample(Kernels& k, const float* params, const uint8_t* pixels, int label, float* grad,
                    LayerTimes* times);
 
-// order[position], or -1 past the end: chunk_gradient's `next` near the end of an epoch.
-inline int image_at(const std::vector<int32_t>& order, int position) {
-  return position < static_cast<int>(order.size()) ? order[position] : -1;
-}
-
 // acc[i] += g[i] for the 2343 parameters.
 void accumulate(float* acc, const float* g);
 
 // params[i] -= (lr / batch) * grad_sum[i] for i < count: the SGD step on a summed batch
 // gradient, for all parameters or (count < kParamCount) a run of them that one thread updates.
 void sgd_update(float* params, const float* grad_sum, float lr, int batch, int count = kParamCount);
-
-// One SGD step on order[first, first + count), its chunks one after the other on this thread:
-// steps 1 to 3 above. Adds each chunk's loss to loss_sum, in chunk order. batch_grad and
-// chunk_grad are scratch of kParamCount floats each. lenet-serial's step, and lenet-openmp's
-// layer strategy's, whose kernels share each layer's loops among the threads.
-void sgd_step(Kernels& k, float* params, const Dataset& data, const std::vector<int32_t>& order,
-              int first, int count, float lr, float* batch_grad, float* chunk_grad,
-              double& loss_sum, LayerTimes* times);
 
 }  // namespace lenet

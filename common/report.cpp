@@ -166,8 +166,11 @@ void append_csv(const std::string& path, const RunResult& r) {
     row << "timestamp,backend,kernels,strategy,threads,ranks,device,batch,lr,seed,epochs,"
            "train_images,test_images,seconds_per_epoch,images_per_s,gflops,test_accuracy,"
            "test_loss,final_loss,comm_seconds,checksum,param_crc32,verification,max_abs_diff,"
-           "bit_identical,c1_forward,s1_forward,f_forward,f_backward,s1_backward,c1_backward,"
-           "reduce,update,host,slurm_job_id,slurm_nnodes,hosts\n";
+           "bit_identical";
+    for (const LayerTimeField& f : kLayerTimeFields) {
+      if (f.seconds != &LayerTimes::comm) row << ',' << f.column;
+    }
+    row << ",host,slurm_job_id,slurm_nnodes,hosts\n";
   }
   const std::time_t now = std::time(nullptr);
   char stamp[32];
@@ -188,10 +191,10 @@ void append_csv(const std::string& path, const RunResult& r) {
       << (!r.verification               ? ""
           : r.verification->identical() ? "yes"
                                         : "no");
-  // Per-layer seconds per epoch (0 unless --timing).
-  const LayerTimes& t = r.times;
-  for (double s : {t.c1_forward, t.s1_forward, t.f_forward, t.f_backward, t.s1_backward,
-                   t.c1_backward, t.reduce, t.update}) {
+  // Per-layer seconds per epoch (0 unless --timing); communication has its column above.
+  for (const LayerTimeField& f : kLayerTimeFields) {
+    if (f.seconds == &LayerTimes::comm) continue;
+    const double s = r.times.*f.seconds;
     row << ',' << fmt("%.6f", r.images_trained > 0 ? s / r.epochs_trained() : 0.0);
   }
   // Where: rank 0's host, the Slurm job and its node count, the hosts the ranks ran on.
@@ -210,15 +213,8 @@ std::string timing_table(const LayerTimes& t, double epochs) {
     out << buf;
   };
   out << "\n Per-layer time     total(s)  per epoch   share\n";
-  row("c1 forward", t.c1_forward);
-  row("s1 forward", t.s1_forward);
-  row("f forward", t.f_forward);
-  row("f backward", t.f_backward);
-  row("s1 backward", t.s1_backward);
-  row("c1 backward", t.c1_backward);
-  row("reduce", t.reduce);
-  row("update", t.update);
-  row("communication", t.comm);
+  for (const LayerTimeField& f : kLayerTimeFields)
+    row(f.row, t.*f.seconds);
   row("total", total);
   return out.str();
 }

@@ -21,7 +21,7 @@ int chunk_sums(std::vector<Worker>& workers, const float* params, const Dataset&
     // fetched a batch early.
     out[c].loss =
         chunk_gradient(*w.kernels, params, data, order.data() + start, std::min(kChunk, hi - start),
-                       image_at(order, start + batch), out[c].grad, timing ? &w.times : nullptr);
+                       chunk_at(order, start + batch), out[c].grad, timing ? &w.times : nullptr);
   }  // implicit barrier: every chunk sum is ready
   return n;
 }

@@ -33,15 +33,9 @@ std::vector<Kernels*> kernels_of(const std::vector<Worker>& workers) {
 }
 
 const LayerTimes& slowest_times(const std::vector<Worker>& workers, int team) {
-  const auto seconds = [](const LayerTimes& t) {
-    double sum = 0;
-    for (auto field : kWorkerTimeFields)
-      sum += t.*field;
-    return sum;
-  };
   const LayerTimes* slowest = &workers[0].times;
   for (int w = 1; w < team; ++w) {
-    if (seconds(workers[w].times) > seconds(*slowest)) slowest = &workers[w].times;
+    if (workers[w].times.total() > slowest->total()) slowest = &workers[w].times;
   }
   return *slowest;
 }

@@ -29,15 +29,8 @@ std::vector<Worker> make_workers(const std::string& kernels, int threads);
 // Each worker's kernels, in thread order: the team's share of an evaluation (evaluate.hpp).
 std::vector<Kernels*> kernels_of(const std::vector<Worker>& workers);
 
-// The fields of LayerTimes that a worker's timers fill while it computes chunks
-// (common/gradient.hpp's chunk_gradient).
-inline constexpr double LayerTimes::*kWorkerTimeFields[] = {
-    &LayerTimes::c1_forward, &LayerTimes::s1_forward,  &LayerTimes::f_forward,
-    &LayerTimes::f_backward, &LayerTimes::s1_backward, &LayerTimes::c1_backward,
-    &LayerTimes::reduce};
-
 // The team's per-layer times: those of its slowest worker among the first `team` (the one
-// whose kWorkerTimeFields add up to the most; the others wait for it at the barrier), taken
+// whose times add up to the most; the others wait for it at the barrier), taken
 // whole, so that they add up to at most the team's wall time. A maximum per layer could take
 // each layer from another worker, and add up to more.
 const LayerTimes& slowest_times(const std::vector<Worker>& workers, int team);

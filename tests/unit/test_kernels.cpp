@@ -58,7 +58,7 @@ TEST_CASE("kernels: the batch gradient of B = 1, 4, 7 matches PyTorch", "[vector
     for (int B : {1, 4, 7}) {
       INFO("kernels " << kernels << ", B " << B);
       std::vector<float> sum(kParamCount);
-      const double loss = chunk_gradient(*k, params.data(), vector_train(), order.data(), B, -1,
+      const double loss = chunk_gradient(*k, params.data(), vector_train(), order.data(), B, {},
                                          sum.data(), nullptr);
       for (float& g : sum)
         g /= static_cast<float>(B);

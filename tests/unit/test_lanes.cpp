@@ -114,7 +114,7 @@ TEST_CASE("lanes: a chunk of every size from 1 to 16 is its samples run one at a
         accumulate(want.data(), grad.data());
       }
       const double loss =
-          chunk_gradient(*lanes, params.data(), data, order.data(), n, -1, got.data(), nullptr);
+          chunk_gradient(*lanes, params.data(), data, order.data(), n, {}, got.data(), nullptr);
       CHECK(loss == want_loss);
       for (const ParamTensor& t : kParamTensors) {
         INFO("d" << t.name);
@@ -133,7 +133,7 @@ TEST_CASE("lanes: a chunk of every size from 1 to 16 is its samples run one at a
         classes.insert(predicted[s]);
       }
       // And ref's chunk sum within float32 rounding.
-      chunk_gradient(*ref, params.data(), data, order.data(), n, -1, ref_sum.data(), nullptr);
+      chunk_gradient(*ref, params.data(), data, order.data(), n, {}, ref_sum.data(), nullptr);
       CHECK(params_close("chunk sum", got, ref_sum, looser * kChunkRtol));
     }
   }

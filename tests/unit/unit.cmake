@@ -23,6 +23,7 @@ add_executable(lenet_tests
   ${_unit}/test_rng.cpp
   ${_unit}/test_serial.cpp
   ${_unit}/test_simd_exp.cpp
+  ${_unit}/test_step.cpp
   ${_unit}/test_kernels.cpp
   ${_unit}/test_lanes.cpp
   ${_unit}/test_vexp.cpp)
