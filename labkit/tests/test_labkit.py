@@ -5,7 +5,10 @@ labkit/tests/submissions/labN/NAME/FILE.K (the K-th region of FILE).
 
   test_labkit.py kit          no build: manifests and handouts agree, no starter holds any
                               lab's answer, submissions of another lab are refused, a failed
-                              Catch2 check reads as plain text
+                              Catch2 check reads as plain text, marker words in a string are
+                              not a marker, a test report sent through the grader's pipe
+                              cannot be read back and shows what was added after it, work
+                              counted twice costs points in proportion
   test_labkit.py lab N        the solution passes; a starter with tampered tests earns the
                               build's points only; a correct submission written otherwise gets
                               full correctness (labs 1-3: and its calls count as shared); one
