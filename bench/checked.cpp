@@ -20,7 +20,7 @@ namespace {
 int usage(const std::string& why) {
   std::fprintf(stderr,
                "lenet-bench-layers: error: %s (usage: lenet-bench-layers --checked "
-               "s1_forward/KERNELS --calls N --out FILE)\n",
+               "s1_forward/KERNELS --calls N [--seed S] --out FILE)\n",
                why.c_str());
   return 2;
 }
@@ -30,15 +30,18 @@ int usage(const std::string& why) {
 int run_checked(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--help") {  // then Google Benchmark's own flags
     std::printf(
-        "lenet-bench-layers --checked s1_forward/KERNELS --calls N --out FILE\n"
+        "lenet-bench-layers --checked s1_forward/KERNELS --calls N [--seed S] --out FILE\n"
         "  the lab kit's timed loop: N calls, each with other weights, and a checksum of\n"
-        "  their results in FILE for the grader (bench/checked.hpp)\n\n");
+        "  their results in FILE for the grader (bench/checked.hpp); S (default 1) draws the\n"
+        "  weights and which calls are checked: the grader's secret, new in every grading\n\n");
     return -1;
   }
   if (argc < 2 || std::string(argv[1]) != "--checked") return -1;
-  if (argc != 7 || std::string(argv[3]) != "--calls" || std::string(argv[5]) != "--out")
-    return usage("expected exactly --checked LAYER/KERNELS --calls N --out FILE");
-  const std::string what = argv[2], out = argv[6];
+  const bool seeded = argc == 9 && std::string(argv[5]) == "--seed";
+  if ((argc != 7 && !seeded) || std::string(argv[3]) != "--calls" ||
+      std::string(argv[argc - 2]) != "--out")
+    return usage("expected exactly --checked LAYER/KERNELS --calls N [--seed S] --out FILE");
+  const std::string what = argv[2], out = argv[argc - 1];
   const std::string layer = what.substr(0, what.find('/'));
   const std::string kernels =
       what.find('/') == std::string::npos ? "" : what.substr(what.find('/') + 1);
@@ -48,6 +51,12 @@ int run_checked(int argc, char** argv) {
   const long calls = std::strtol(argv[4], &end, 10);
   if (*end != '\0' || calls < 1)
     return usage(std::string("--calls: expected a positive number, got '") + argv[4] + "'");
+  uint64_t seed = 1;
+  if (seeded) {
+    seed = std::strtoull(argv[6], &end, 10);
+    if (*end != '\0' || argv[6][0] < '0' || argv[6][0] > '9')
+      return usage(std::string("--seed: expected a whole number, got '") + argv[6] + "'");
+  }
   std::unique_ptr<Kernels> k;
   try {
     k = make_kernels(kernels);
@@ -71,11 +80,15 @@ int run_checked(int argc, char** argv) {
   // only, which an update could follow with less work than S1 itself. About one call in 8,
   // drawn from another stream, then runs F's forward pass, whose loss depends on every S1
   // output, into the checksum: a call that reused an earlier result, or computed nothing, is
-  // found out if it is one of them, and no call can tell whether it is.
+  // found out if it is one of them, and no call can tell whether it is. Both streams come from
+  // the seed, which the grader draws anew for every grading and gives the reference too: a
+  // submission built before the grading cannot know which calls will be checked.
   static_assert(kW2Size * 4 == 64, "one 64-bit draw scales the 16 weights");
   const std::vector<float> base(params.begin() + kW2, params.begin() + kW2 + kW2Size);
   double checksum = 0;
-  SplitMix64 factors(11), checks(13);
+  long checked = 0;
+  SplitMix64 streams(seed);
+  SplitMix64 factors(streams.next()), checks(streams.next());
   for (long i = 0; i < calls; ++i) {
     uint64_t draw = factors.next();
     for (int w = 0; w < kW2Size; ++w, draw >>= 4)
@@ -84,9 +97,12 @@ int run_checked(int argc, char** argv) {
     if ((checks.next() & 7) == 0) {
       k->f_forward(params.data(), 0);
       checksum += k->loss(0);
+      ++checked;
     }
   }
-  std::fprintf(f, "%s %ld %.17g\n", what.c_str(), calls, checksum);
+  // The checksum last: the grader reads the last word.
+  std::fprintf(f, "%s calls %ld seed %llu checked %ld checksum %.17g\n", what.c_str(), calls,
+               static_cast<unsigned long long>(seed), checked, checksum);
   const bool ok = std::fclose(f) == 0 && std::rename((out + ".tmp").c_str(), out.c_str()) == 0;
   return ok ? 0 : usage("--out: cannot write " + out);
 }

@@ -1,7 +1,8 @@
-// lenet-bench-layers --checked LAYER/KERNELS --calls N --out FILE: a timed loop for a grader,
-// which times the whole process from outside and compares FILE with the reference's. Each call
-// gets other inputs, so that no call can reuse an earlier one's result, and each call's result
-// goes into FILE's checksum, so that every call must be computed.
+// lenet-bench-layers --checked LAYER/KERNELS --calls N [--seed S] --out FILE: a timed loop for
+// a grader, which times the whole process from outside and compares FILE with the reference's.
+// Each call gets other inputs, so that no call can reuse an earlier one's result, and the calls
+// whose result goes into FILE's checksum are drawn from S, the grader's secret of one grading:
+// no call can be skipped without the risk of being one of them.
 #pragma once
 
 namespace lenet {

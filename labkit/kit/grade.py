@@ -20,38 +20,19 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
 import statistics
 import tempfile
 import time
 
-from . import (abuse, build, contain, decoys, machine, procs, regions, sandbox, submission, tree,
-               users, verdicts)
+from . import (abuse, build, contain, decoys, machine, procs, regions, sandbox, stream,
+               submission, tree, users, verdicts)
 from .manifest import KIT, checks_for
 
 ROOT = os.path.dirname(KIT)  # the tree this kit belongs to: the instructor's, or a starter
-# Performance points need the work spread over the threads as evenly as the reference spreads
-# it: the least busy of the threads asked for must have at least this fraction of the balance
-# (least busy / busiest thread's CPU time) that the reference's threads show in the same
-# grading. The reference is the yardstick because the measured runs hold serial parts the lab
-# does not ask to parallelise (reading the data, lab 2's other layers).
-MIN_BALANCE = 0.5
-# ... and use at most this multiple of the reference's CPU time in all: work done twice (every
-# thread computing everything), or a thread that spins to look busy, costs CPU the kernel counts.
-MAX_CPU_RATIO = 1.4
-# The program's own per-call counts (a veto, never a source of points): at least this fraction
-# of the calls the reference shares among all its threads must be shared by all of yours too.
-MIN_SHARED_CALLS = 0.9
-# ... and the least busy thread's (rank's) count over the busiest's at least this fraction of the
-# reference's: 143 of 144 rows on one thread, with the per-call syncs of a short layer keeping
-# the other thread's CPU time near half the busiest one's on a loaded machine, is seen here
-# whatever the clock does. Looser than MIN_BALANCE: a dynamic schedule on a busy machine may
-# give one thread twice the other's share.
-MIN_COUNT_BALANCE = 0.25
-# Lab 3's work checks: rounds of the reference's and the student's jobs on one core, taking turns
-# (check_work). One round measured a correct submission at 0.55x the reference's CPU time on a
-# machine at load 7, its ranks' yields cheaper than the reference's were a moment before.
-WORK_ROUNDS = 2
+# The thresholds (performance floors, balance, work counted) are the lab's manifest's, each with
+# its reason: Grading.threshold(name).
 # A run's summary prints each of these lines once; more in a student's run is a forged line.
 SUMMARY_KEYS = ("Verification", "Param CRC-32", "Samples computed", "C1 rows computed",
                 "Time per epoch")
@@ -64,18 +45,22 @@ def mode_for(manifest):
 
 
 class Check:
+    """One check of the manifest: its status (passed, failed, not run), score and output, and
+    its verdict, one word of verdicts.WORDS."""
+
     def __init__(self, spec):
         self.spec, self.name, self.max = spec, spec["name"], spec["points"]
-        self.status, self.score, self.output = "not run", 0.0, ""
+        self.status, self.score, self.output, self.verdict = "not run", 0.0, "", "NOT-RUN"
 
     def passed(self, output):
-        self.status, self.score, self.output = "passed", float(self.max), output
+        self.status, self.score, self.output, self.verdict = "passed", float(self.max), output, \
+            "CORRECT"
 
-    def failed(self, output):
-        self.status, self.score, self.output = "failed", 0.0, output
+    def failed(self, output, verdict="WRONG"):
+        self.status, self.score, self.output, self.verdict = "failed", 0.0, output, verdict
 
-    def not_run(self, output):
-        self.status, self.score, self.output = "not run", 0.0, output
+    def not_run(self, output, verdict="NOT-RUN"):
+        self.status, self.score, self.output, self.verdict = "not run", 0.0, output, verdict
 
 
 class Grading:
@@ -93,11 +78,16 @@ class Grading:
         self.execs_seen = None  # how the programs that student code ran were seen
         self.contained = None  # how its processes were told apart and ended (procs.Result)
         self.decoys = None  # decoys.Decoys, while student code runs as root's sandbox
-        self.performance = {"status": "not measured", "note": "", "score": 0.0}
+        self.performance = {"status": "not measured", "note": "", "score": 0.0,
+                            "verdict": "NOT-RUN"}
         self.log_lines = []
         self.start = time.time()
         self.busy_before = 0.0
         self.limits = self.m["limits"]
+        # The timed runs' seed ({secret} in the manifest): new in every grading, the same for
+        # the reference's runs and the student's, so that nothing built before the grading can
+        # know the timed runs' data order, initial parameters or checked calls.
+        self.secret = str(secrets.randbits(62) + 2)
 
     # ---- the log: every command and its output, for grade-N.log (procs.run writes to it) ----
     def write(self, text):
@@ -158,6 +148,10 @@ class Grading:
     def targets(self):
         return self.m["targets_" + self.mode] if "targets_" + self.mode in self.m \
             else self.m["targets"]
+
+    def threshold(self, name):
+        """A threshold of the lab's manifest ("thresholds": name: {value, why})."""
+        return self.m["thresholds"][name]["value"]
 
     def flag(self, what, evidence):
         """A misconduct flag for the teaching assistant: never a score by itself."""
@@ -231,7 +225,7 @@ class Grading:
         r = build.compile(graded, self.m, self.mode, self.targets(), self,
                           self.limits["build_s"], untrusted=True)
         if r.timed_out:
-            check.failed(f"the build did not end within {self.limits['build_s']} s")
+            check.failed(f"the build did not end within {self.limits['build_s']} s", "TIMEOUT")
             return False
         if not r.ok:
             errors = [l for l in build.student_paths(r.output, graded.src_in, self.where,
@@ -239,7 +233,7 @@ class Grading:
                       if re.search(r"error|Error", l)]
             first = errors[0].strip() if errors else r.last_line()
             check.failed(f"the build failed: {first[:300]} (grade-{self.lab}.log has every "
-                         f"message)")
+                         f"message)", "COMPILE-ERROR")
             return False
         objs = abuse.objects(graded.build, self.m["files"])
         for what, evidence in (abuse.definitions(objs, graded.build) + abuse.reaches(self.work) +
@@ -274,7 +268,7 @@ class Grading:
         else:
             v = self.view
             src, build_, bin_, data = v["src"], v["build"], v["bin"], v["data"]
-        values = dict(bin=bin_, ref=self.ref_bin,
+        values = dict(bin=bin_, ref=self.ref_bin, secret=self.secret,
                       vectors=os.path.join(src, "tests", "vectors", "data"),
                       digits=os.path.join(data, "digits"),
                       # MPI ranks start as the build's MPI wants: bash {mpi_launch} {build} -n P
@@ -394,7 +388,7 @@ class Grading:
     def timed_out(self, check, r):
         self.hung_in(check)
         check.failed(f"the run did not end within {r.seconds:.0f} s (its limit): a hang or a "
-                     "deadlock? It was killed with all its processes")
+                     "deadlock? It was killed with all its processes", "TIMEOUT")
 
     # ---- 4. the checks ------------------------------------------------------------------------
     def compare_params(self, check, got_cmd, want, seconds, *, exact, env=None):
@@ -404,7 +398,8 @@ class Grading:
         if r.timed_out:
             return self.timed_out(check, r)
         if got is None:
-            return check.failed(f"expected the run's parameters, got none: {why}")
+            return check.failed(f"expected the run's parameters, got none: {why}",
+                                "FLAGGED" if r.ran else "RUN-ERROR")
         diff = verdicts.differences(got, want, exact=exact)
         if diff is None:
             return check.passed("the parameters are the reference's " +
@@ -446,7 +441,7 @@ class Grading:
                     return self.timed_out(check, r)
                 if got is None:
                     return check.failed(f"B = {batch}: expected the run's parameters, got none: "
-                                        f"{why}")
+                                        f"{why}", "FLAGGED" if r.ran else "RUN-ERROR")
                 diff = verdicts.differences(got, want, exact=False)
                 if diff:
                     return check.failed(f"B = {batch}: {diff}" + self.emulator_lines(r.output))
@@ -459,19 +454,25 @@ class Grading:
                      f"{len(spec.get('seeds', [1]))} schedules")
 
     def check_work(self, check):
-        """Each sample computed on one rank, seen by the operating system: the job's ranks run
+        """Each sample computed on one rank: the run's own count of the samples it computed
+        ("Samples computed = N on P ranks", counted by the handout's helpers) must be the
+        reference's, exactly; a rank that computes the whole batch counts twice the samples,
+        however start-up and loading hide it in the CPU time. The count lives in the student's
+        process, so it can only take the points away; the operating system's view decides the
+        rest: the job's ranks run
         on ONE core, where a rank waiting for another yields it, so the job's CPU time is the
         work it did, plus the yields. It must be between `min_ratio` (0.5: samples not computed)
         and `max_ratio` (samples computed twice) of the reference's job. A yield costs more CPU
         on a core that nothing else wants than on one that other processes share, so the
-        reference's and the student's jobs take turns, WORK_ROUNDS rounds, and the least CPU
+        reference's and the student's jobs take turns, work_rounds rounds, and the least CPU
         time of each is compared: the round that waited least."""
         spec = check.spec
         cpu = str(min(os.sched_getaffinity(0)))
         pin = ["taskset", "-c", cpu]
         program = os.path.basename(spec["program"])
         want, got, ranks = [], [], 0
-        for _ in range(WORK_ROUNDS):
+        rounds = self.threshold("work_rounds")
+        for _ in range(rounds):
             ref, _ = self.run_reference(pin + self.expand(spec["run"], reference=True),
                                         observe=True, what=check.name)
             r, _ = self.run_student(pin + self.expand(spec["run"]),
@@ -480,14 +481,26 @@ class Grading:
                 return self.timed_out(check, r)
             if not r.ok:
                 return check.failed(f"expected a run that ends with exit 0, got exit {r.rc}: "
-                                    f"{r.last_line()[:200]}")
+                                    f"{r.last_line()[:200]}", "RUN-ERROR")
             want.append(sum(p["cpu"] for p in ref.observed.of(program)))
             got.append(sum(p["cpu"] for p in r.observed.of(program)))
             ranks = len(r.observed.of(program))
+            counted = self.shared(r.output, "Samples computed")
+            expected = self.shared(ref.output, "Samples computed")
+            if expected and not counted:
+                return check.failed("expected the run's summary line 'Samples computed = N on P "
+                                    "ranks', got none", "RUN-ERROR")
+            if expected and counted[0] != expected[0]:
+                return check.failed(
+                    f"expected each sample computed on one rank: your {counted[1]} ranks "
+                    f"computed {counted[0]} samples (from {counted[2]} to {counted[3]} a rank), "
+                    f"the reference's {expected[0]}" +
+                    (": a sample computed on more than one rank" if counted[0] > expected[0]
+                     else ": samples left uncomputed"))
         got, want = min(got), min(want)
         ratio = got / want if want > 0 else float("inf")
         low = spec.get("min_ratio", 0.5)
-        rounds = f"least of {WORK_ROUNDS} rounds"
+        rounds = f"least of {rounds} rounds"
         if ranks >= 2 and low <= ratio <= spec["max_ratio"]:
             return check.passed(f"{ranks} ranks used {got:.2f} s of CPU on one core, the "
                                 f"reference's {want:.2f} s ({ratio:.2f}x, {rounds}): each "
@@ -518,24 +531,31 @@ class Grading:
                           int(props.get("SKIP_RETURN_CODE", 77))))
         return found
 
-    def run_test(self, command, cwd, *, student, timeout):
-        """Runs a test command with Catch2's XML reporter writing into the run's folder; (Result,
-        {file name: verdicts.Report} of every report (MPI: one per rank), the folder)."""
+    def run_test(self, command, cwd, *, student, timeout, reports=("report.xml",)):
+        """Runs a test command with Catch2's XML reporter; (Result, {file name: verdicts.Report}
+        of every report (MPI: one per rank), the folder). The reference's reports are files; a
+        student's go through named pipes the grader holds (stream.py), `reports` their names:
+        no report is read back from a file that the test process could rewrite."""
+        here = self.new_folder()
         if student:
-            here = self.new_folder()
             there = self.view["run"] or here
-            r = procs.run(command + ["-r", "xml", "-o", os.path.join(there, "report.xml")],
-                          timeout=timeout, cwd=cwd, env=sandbox.environment(there),
-                          untrusted=True, log=self, observe=True, read=self.binds,
-                          write=[(here, there)])
-        else:  # the reference's, as the grader, in the same view where there is one
-            here = self.new_folder()
-            inside = self.ref.src_in != self.ref.src
-            there = "/lab/run" if inside else here
-            r = procs.run(command + ["-r", "xml", "-o", os.path.join(there, "report.xml")],
-                          timeout=timeout, cwd=cwd, env=sandbox.environment(there), log=self,
-                          view=inside, read=self.ref.binds(writable=False)[0],
-                          write=[(here, there)])
+            pipes = stream.Pipes(here, reports)
+            try:
+                r = procs.run(command + ["-r", "xml", "-o", os.path.join(there, "report.xml")],
+                              timeout=timeout, cwd=cwd, env=sandbox.environment(there),
+                              untrusted=True, log=self, observe=True, read=self.binds,
+                              write=[(here, there)])
+            finally:
+                written = pipes.stop()
+            r.replaced, r.too_long = pipes.replaced(), sorted(pipes.cut)
+            return r, {f: verdicts.Report(data=d) for f, d in written.items() if d}, here
+        # the reference's, as the grader, in the same view where there is one
+        inside = self.ref.src_in != self.ref.src
+        there = "/lab/run" if inside else here
+        r = procs.run(command + ["-r", "xml", "-o", os.path.join(there, "report.xml")],
+                      timeout=timeout, cwd=cwd, env=sandbox.environment(there), log=self,
+                      view=inside, read=self.ref.binds(writable=False)[0],
+                      write=[(here, there)])
         found = {f: verdicts.Report(os.path.join(here, f)) for f in os.listdir(here)
                  if f.startswith("report.xml")}
         return r, found, here
@@ -594,15 +614,30 @@ class Grading:
         passed = []
         for name, command, cwd, skip in tests:
             want = None if self.self_check else self.expected_reports(name, expected)
-            r, found, _ = self.run_test(command, cwd, student=True, timeout=per_test)
+            # A pipe for every report the reference wrote (in a self-check: up to 8 ranks').
+            names = sorted(want) if want else ["report.xml"] + [f"report.xml.rank{k}"
+                                                                for k in range(1, 8)]
+            r, found, _ = self.run_test(command, cwd, student=True, timeout=per_test,
+                                        reports=names)
             if r.timed_out:
                 self.hung_in(check)
                 return check.failed(f"{name}: did not end within {per_test} s and was killed "
-                                    f"with all its processes: a hang or a deadlock?")
+                                    f"with all its processes: a hang or a deadlock?", "TIMEOUT")
+            if r.replaced:
+                self.flag("replaced its test report", f"{name}: the grader's pipe "
+                          f"{', '.join(r.replaced)} was removed or replaced during the run")
+            if r.too_long:
+                return check.failed(f"{name}: its report was longer than "
+                                    f"{stream.MAX_BYTES >> 20} MB", "RUN-ERROR")
             if r.rc == skip and not found:
                 return check.not_run(f"could not run here: {self.skip_reason(r.output)}")
             for f in sorted(want or {"report.xml": None}):
                 got = found.get(f, verdicts.Report(os.devnull))
+                rank = f" (rank {f.rsplit('rank', 1)[1]})" if ".rank" in f else ""
+                if got.tampered:
+                    self.flag("wrote into its test report", f"{name}{rank}: {got.tampered}")
+                    return check.failed(f"{name}{rank}: its report is not the one Catch2 wrote: "
+                                        f"{got.tampered}", "FLAGGED")
                 why = got.against(want[f]) if want else (
                     None if got.complete and not got.failures and got.cases else
                     got.against(verdicts.Report(os.devnull)))
@@ -610,12 +645,19 @@ class Grading:
                     self.flag("exited before its report",
                               f"{name}: the test process ended (exit {r.rc}) before its Catch2 "
                               f"report was complete")
+                    return check.failed(f"{name}{rank}: {why}" + self.emulator_lines(r.output),
+                                        "RUN-ERROR")
+                if why and r.rc == 0 and (got.failures or not all(got.cases.values())):
+                    # Catch2 ends with a non-zero status after a failure: something changed it.
+                    self.flag("exit 0 after a failed test",
+                              f"{name}{rank}: its report has failures, its process exited 0")
+                    return check.failed(f"{name}{rank}: {why}; and the process exited 0 all "
+                                        f"the same", "FLAGGED")
                 if why:
-                    rank = f" (rank {f.rsplit('rank', 1)[1]})" if ".rank" in f else ""
                     return check.failed(f"{name}{rank}: {why}" + self.emulator_lines(r.output))
             if r.rc != 0:
                 return check.failed(f"{name}: the test process exited {r.rc} after a complete "
-                                    f"report: {r.last_line()[:200]}")
+                                    f"report: {r.last_line()[:200]}", "RUN-ERROR")
             passed.append(name)
         check.passed(f"{len(passed)} test{'s' if len(passed) > 1 else ''} passed, every "
                      f"assertion the reference's checks: " + ", ".join(passed))
@@ -651,7 +693,7 @@ class Grading:
         assert build_check.spec["kind"] == "build"
         if not self.build_submission(build_check):
             for c in self.checks[1:]:
-                c.not_run("the build failed")
+                c.not_run("the build failed", build_check.verdict)
             return
         for c in self.checks[1:]:
             # A check that hangs stops the checks of its group (a lab's mode), or all of them.
@@ -659,10 +701,10 @@ class Grading:
             stopped = self.hung.get(group) or self.hung.get("all") or \
                 (group == "all" and next(iter(self.hung.values()), None))
             if stopped:
-                c.not_run(f"'{stopped}' hung and was stopped")
+                c.not_run(f"'{stopped}' hung and was stopped", "TIMEOUT")
                 continue
             if time.time() - self.start > self.limits["grading_s"]:
-                c.not_run(f"the grading's {self.limits['grading_s']} s were spent")
+                c.not_run(f"the grading's {self.limits['grading_s']} s were spent", "TIMEOUT")
                 continue
             self.say(f"check: {c.name} ...")
             getattr(self, "check_" + c.spec["kind"])(c)
@@ -683,8 +725,12 @@ class Grading:
             return None, r, None
         try:
             if perf.get("checksum"):
-                return r.seconds, r, float(tree.read(os.path.join(here, perf["checksum"]))
-                                           .split()[-1])
+                line = tree.read(os.path.join(here, perf["checksum"])).split()
+                if key == "parallel":  # what was checked, for the report
+                    words = dict(zip(line[1::2], line[2::2]))
+                    self.performance["checked"] = (f"{words.get('checked', '?')} of "
+                                                   f"{words.get('calls', '?')} calls")
+                return r.seconds, r, float(line[-1])
             return r.seconds, r, verdicts.read_checkpoint(os.path.join(here, "params.ck"))
         except (OSError, ValueError, IndexError, verdicts.Unreadable):
             return r.seconds, r, None
@@ -725,16 +771,18 @@ class Grading:
         said = (f"CPU time per thread of {program} (from /proc, the median round): yours "
                 f"{times(got[len(got) // 2][0])} (least/most busy {mine:.2f}), the reference's "
                 f"{times(ref[len(ref) // 2][0])} ({theirs:.2f})")
-        if mine < MIN_BALANCE * theirs:
-            return (f"{said}: your threads did not share the work (at least {MIN_BALANCE} of the "
+        least = self.threshold("min_balance")
+        if mine < least * theirs:
+            return (f"{said}: your threads did not share the work (at least {least} of the "
                     f"reference's balance needed: one thread did most of it, or threads other "
                     f"than OpenMP's team did)")
         # The least CPU time of the rounds: other processes only ever add to it (caches, clocks).
         cpu = min(sum(t) for t, _ in got)
         ref_cpu = min(sum(t) for t, _ in ref)
-        if cpu > MAX_CPU_RATIO * ref_cpu:
+        most = self.threshold("max_cpu_ratio")
+        if cpu > most * ref_cpu:
             return (f"{said}: your threads used {cpu:.2f} s of CPU where the reference's use "
-                    f"{ref_cpu:.2f} s ({cpu / ref_cpu:.2f}x, at most {MAX_CPU_RATIO}x): work done "
+                    f"{ref_cpu:.2f} s ({cpu / ref_cpu:.2f}x, at most {most}x): work done "
                     f"twice, or a thread kept busy without work?")
         self.performance["balance"] = said
         return None
@@ -762,19 +810,24 @@ class Grading:
         if got is None or want is None:
             return None
         total, parts, fewest, most, shared, calls, part = got
-        if total != want[0]:
-            return (f"{key} = {total} where the reference computes {want[0]}: work done twice, "
-                    f"or not through the handout's helpers")
+        extra = total / want[0] if want[0] else 1.0
+        if total < want[0] or extra > 1.0 + self.threshold("max_extra_work"):
+            return (f"{key} = {total} where the reference computes {want[0]}: " +
+                    ("work done twice, or" if total > want[0] else "work left out, or done") +
+                    " not through the handout's helpers")
+        if extra > 1.0:  # a little work done twice (a boundary row): its share of the points
+            self.performance["extra_work"] = max(extra, self.performance.get("extra_work", 1.0))
         if fewest == 0:
             return (f"one of the {parts} {part}s computed nothing ({key} = {total} on {parts} "
                     f"{part}s, {fewest} to {most} a {part})")
-        if want[4] is not None and (shared or 0) < MIN_SHARED_CALLS * want[4]:
+        if want[4] is not None and (shared or 0) < self.threshold("min_shared_calls") * want[4]:
             return (f"{key}: only {shared or 0} of {calls or 0} calls were shared by every "
                     f"{part} (the reference: {want[4]} of {want[5]}): in the rest one {part} did "
                     f"the whole call alone, whichever {part} it was" +
                     (" (`single`, `critical` or `masked` around the work, or a region skipped?)"
                      if part == "thread" else ""))
-        if most and want[3] and fewest / most < MIN_COUNT_BALANCE * want[2] / want[3]:
+        if most and want[3] and fewest / most < self.threshold("min_count_balance") * want[2] / \
+                want[3]:
             return (f"{key}: {fewest} to {most} a {part}, where the reference's {part}s compute "
                     f"{want[2]} to {want[3]}: one {part} did most of the work")
         return None
@@ -824,6 +877,8 @@ class Grading:
                 own_cpu += sum(p["cpu"] for p in r.observed.procs.values()) if r.observed else 0
                 if value is None:
                     whose = "yours" if key == "parallel" else "the reference's"
+                    if key == "parallel":
+                        state["verdict"] = "TIMEOUT" if r.timed_out else "RUN-ERROR"
                     state["note"] = (f"not measured: a timed run failed ({whose}: "
                                      f"{r.last_line()[:160]})")
                     return
@@ -834,6 +889,7 @@ class Grading:
                     if diff:
                         self.flag("a timed run computed something else",
                                   f"{' '.join(commands[key][-6:])}: {diff}")
+                        state["verdict"] = "WRONG"
                         state["note"] = (f"no points: a timed run did not compute what the "
                                          f"reference's did ({diff}); every timed run is checked")
                         return
@@ -845,21 +901,25 @@ class Grading:
         best = {k: min(v) for k, v in runs.items()}
         med = {k: statistics.median(v) for k, v in runs.items()}
         own = best["one"] / best["parallel"]
-        state.update(status="measured", runs=runs, best=best, medians=med, speedup=own,
+        state.update(status="measured", verdict="CORRECT", runs=runs, best=best, medians=med, speedup=own,
                      others_busy=others, what=perf["what"], unit=perf["unit"])
+        for key in perf.get("evidence", []):
+            why = self.calls_not_shared(key, outputs["parallel"], outputs["reference"])
+            if why:
+                state["note"] = f"no parallelism: {why}, so no performance points"
+                return
         # Threads that the kernel saw idle did no share, whatever the clock says.
         if perf.get("threads"):
             why = self.no_sharing(perf, observed)
             if why:
                 state["note"] = f"no parallelism: {why}, so no performance points"
                 return
-        for key in perf.get("evidence", []):
-            why = self.calls_not_shared(key, outputs["parallel"], outputs["reference"])
-            if why:
-                state["note"] = f"no parallelism: {why}, so no performance points"
-                return
         busy_while_timing = others > machine.cores() - cores_needed + 0.3
         busy_note = f" {state['balance']}." if state.get("balance") else ""
+        checked = (f": {state['checked']}, chosen by it, each run on through F's forward pass "
+                   f"into a checksum" if state.get("checked") else "")
+        busy_note += (f" Every timed run was checked against the reference's, both with this "
+                      f"grading's secret seed {self.secret}{checked}.")
         if busy_while_timing:
             busy_note += (f" Other processes used {others:.2f} of {machine.cores()} cores while "
                           f"it timed: the numbers are less reliable.")
@@ -886,11 +946,16 @@ class Grading:
             state["note"] = ("measured on a busy machine: for information, not scored; grade "
                              f"again on a quiet machine.{busy_note}")
             return
-        f = min(1.0, max(0.0, (fraction - 0.5) / 0.4))
-        state["score"] = round(P * f, 1)
+        low, full = self.threshold("zero_fraction"), self.threshold("full_fraction")
+        f = min(1.0, max(0.0, (fraction - low) / (full - low)))
+        extra = state.get("extra_work", 1.0)  # work counted beyond the reference's costs its share
+        state["score"] = round(P * f / extra, 1)
         state["note"] = (f"your speedup {own:.2f}x ({perf['speedup_of']}, over the reference's "
                          f"one-thread time); your speed is {fraction:.2f} of the reference's "
-                         f"(full points from 0.9, none at 0.5 or below).{busy_note}")
+                         f"(full points from {full}, none at {low} or below)" +
+                         (f"; your run counted {extra:.4f}x the reference's work, which costs "
+                          f"that share of the points" if extra > 1.0 else "") +
+                         f".{busy_note}")
 
     def make_decoys(self):
         """Decoys (decoys.py) where student code could look for the instructor's project, the

@@ -23,6 +23,21 @@ def _check(cond, lab, what):
         raise ManifestError(f"labkit/labs/lab{lab}.json: {what}")
 
 
+def thresholds_needed(m):
+    """The names of the grader's thresholds that lab m uses: each must be in its manifest's
+    "thresholds", as {"value": number, "why": its reason}."""
+    perf, names = m.get("performance"), []
+    if perf and m["points"]["performance"]:
+        names += ["full_fraction", "zero_fraction"]
+        if perf.get("threads"):
+            names += ["min_balance", "max_cpu_ratio"]
+        if perf.get("evidence"):
+            names += ["min_shared_calls", "min_count_balance", "max_extra_work"]
+    if any(c["kind"] == "work" for c in m["checks"]):
+        names.append("work_rounds")
+    return names
+
+
 def checks_for(manifest, mode):
     """The checks that apply in `mode` ("cpu", "gpu" or "emulated"): those without a "when",
     and those whose "when" names the strategy."""
@@ -60,6 +75,15 @@ def load(lab):
                    f"positive whole number")
             _check("tests" not in c, lab, f"check '{c.get('name')}': 'tests' (a name pattern) "
                    f"is gone: a ctest check names its tests' 'label'")
+    given = m.get("thresholds", {})
+    for name in thresholds_needed(m):
+        t = given.get(name)
+        _check(isinstance(t, dict) and isinstance(t.get("value"), (int, float)) and
+               isinstance(t.get("why"), str) and len(t["why"].split()) >= 8, lab,
+               f"thresholds.{name}: expected {{\"value\": a number, \"why\": its reason in a "
+               f"sentence}}")
+    for name in given:
+        _check(name in thresholds_needed(m), lab, f"thresholds.{name}: not used by this lab")
     return m
 
 

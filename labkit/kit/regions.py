@@ -1,13 +1,15 @@
 """The lab regions of a source file: the lines between "LAB N BEGIN" and "LAB N END".
 
 A lab is cut from the real code: each of its regions is marked in the source by a comment line
-holding "LAB N BEGIN" and one holding "LAB N END". The marker lines stay in every copy; only the
-lines between them (the region's body) change: the solution, a stub, a stand-in or a student's
-work.
+that starts with "// LAB N BEGIN" and one that starts with "// LAB N END". The marker lines stay
+in every copy; only the lines between them (the region's body) change: the solution, a stub, a
+stand-in or a student's work. The same words elsewhere (in a string, later in a comment, in code)
+are not a marker: a student may print or mention them.
 """
 import re
 
-MARKER = re.compile(r"LAB (\d+) (BEGIN|END)")
+MARKER = re.compile(r"^[ \t]*//[ \t]*LAB (\d+) (BEGIN|END)\b", re.MULTILINE)
+MENTION = re.compile(r"LAB (\d+) (BEGIN|END)")
 
 
 class RegionError(Exception):
@@ -32,8 +34,20 @@ def spans(text, lab):
             found.append((start, i))
             start = None
     if start is not None:
-        raise RegionError(f"line {start}: LAB {lab} BEGIN is never closed by LAB {lab} END")
+        raise RegionError(f"line {start}: LAB {lab} BEGIN is never closed by LAB {lab} END"
+                          + _mentions(text, lab, start))
     return found
+
+
+def _mentions(text, lab, after):
+    """Where a closing marker was probably meant: '' or a note on the first line after line
+    `after` that names LAB N END without being a marker line."""
+    for i, line in enumerate(text.split("\n")[after:], after + 1):
+        m = MENTION.search(line)
+        if m and int(m.group(1)) == lab and m.group(2) == "END" and not MARKER.match(line):
+            return (f" (line {i} holds 'LAB {lab} END', but a marker is a line that starts "
+                    f"with '// LAB {lab} END')")
+    return ""
 
 
 def labs_in(text):

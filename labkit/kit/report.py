@@ -10,6 +10,7 @@ import time
 
 from . import machine
 from .grade import ROOT
+from .verdicts import WORDS
 
 
 def _version(root):
@@ -23,9 +24,26 @@ def _version(root):
     return "not a git checkout"
 
 
-def _entry(name, score, max_score, output, status):
+def _entry(name, score, max_score, output, status, verdict):
+    assert verdict in WORDS, verdict
     return {"name": name, "score": round(score, 1), "max_score": max_score, "output": output,
-            "status": status, "visibility": "visible"}
+            "status": status, "verdict": verdict, "visibility": "visible"}
+
+
+def verdict(g):
+    """The grading's one word: REFUSED, FLAGGED where anything was flagged, else the first check
+    that did not pass says it (the build's COMPILE-ERROR first), else the timed runs' word where
+    one failed, else CORRECT."""
+    if g.refused:
+        return "REFUSED"
+    if g.flags:
+        return "FLAGGED"
+    for c in g.checks:
+        if c.verdict != "CORRECT":
+            return c.verdict
+    if g.performance.get("verdict") in ("WRONG", "RUN-ERROR", "TIMEOUT"):
+        return g.performance["verdict"]
+    return "CORRECT"
 
 
 def performance_table(perf):
@@ -54,12 +72,12 @@ def results(g, *, platform=None):
     if g.refused:
         tests.append(_entry("submission: is it lab %d's?" % g.lab, 0,
                             P["correctness"] + P["performance"], "refused: " + g.refused,
-                            "failed"))
+                            "failed", "REFUSED"))
     else:
         for c in g.checks:
             tests.append(_entry(f"correctness: {c.name}", c.score, c.max,
                                 f"{c.status}: {c.output}",
-                                "passed" if c.status == "passed" else "failed"))
+                                "passed" if c.status == "passed" else "failed", c.verdict))
         perf = dict(g.performance)
         if platform and perf.get("score"):
             perf["note"] = (f"not scored on {platform}: the course grades performance on a quiet "
@@ -71,19 +89,21 @@ def results(g, *, platform=None):
             table = performance_table(perf)
             tests.append(_entry(f"performance: {what}", perf_score, P["performance"],
                                 perf["note"] + ("\n\n" + table if table else ""),
-                                "passed" if perf_score else "failed"))
+                                "passed" if perf_score else "failed",
+                                perf.get("verdict", "NOT-RUN")))
     if P["written"]:
         tests.append(_entry("written answers (graded by a person)", 0, P["written"],
                             f"graded by a person, from your answer sheet ({m['handout']})",
-                            "failed"))
+                            "failed", "NOT-RUN"))
     score = round(sum(t["score"] for t in tests), 1)
     total = sum(t["max_score"] for t in tests)
     auto = P["correctness"] + P["performance"]
     correctness = sum(c.score for c in g.checks) if not g.refused else 0
+    word = verdict(g)
     if g.refused:
         output = f"Refused: {g.refused}"
     else:
-        output = (f"Lab {g.lab}: correctness {correctness:g} / {P['correctness']}, performance "
+        output = (f"Lab {g.lab}: {word}; correctness {correctness:g} / {P['correctness']}, performance "
                   f"{perf_score:g} / {P['performance']}" if P["performance"]
                   else f"Lab {g.lab}: correctness {correctness:g} / {P['correctness']}")
         if P["written"]:
@@ -102,6 +122,7 @@ def results(g, *, platform=None):
             output += f". {g.sandbox}"
     out = {
         "score": score,
+        "verdict": word,
         "output": output,
         "visibility": "visible",
         "stdout_visibility": "hidden",
@@ -125,7 +146,7 @@ def results(g, *, platform=None):
             "performance": {k: v for k, v in g.performance.items()
                             if k in ("status", "speedup", "fraction", "reference_speedup",
                                      "best", "medians", "runs", "others_busy", "unit",
-                                     "balance")},
+                                     "balance", "extra_work", "checked")},
         },
     }
     if g.performance.get("status") == "measured":
@@ -150,7 +171,8 @@ def markdown(r):
              f"- Date: {x['date']}; machine: {x['machine']['cores']} cores, {x['machine']['cpu']}"
              f"; other processes kept {x['machine']['others_busy_cores_before']} cores busy "
              f"before grading",
-             f"- **Score: {r['score']:g} / {x['max_score']}** ({r['output']})", ""]
+             f"- **Verdict: {r.get('verdict', '?')}; score: {r['score']:g} / {x['max_score']}** "
+             f"({r['output']})", ""]
     if x.get("flags"):
         lines += ["## Flagged for the teaching assistant", "",
                   "The grader saw these; they cost no points by themselves:", ""]
@@ -158,10 +180,12 @@ def markdown(r):
     if x["ignored"]:
         lines += ["Ignored by the grader (only the LAB regions of the lab's files count):", ""]
         lines += [f"- {i}" for i in x["ignored"]] + [""]
-    lines += ["| check | points | result |", "|---|---|---|"]
+    lines += ["| check | verdict | points | result |", "|---|---|---|---|"]
     for t in r["tests"]:
         first = t["output"].split("\n\n")[0].replace("|", "\\|").replace("\n", " ")
-        lines.append(f"| {t['name']} | {t['score']:g} / {t['max_score']} | {first} |")
+        lines.append(f"| {t['name']} | {t.get('verdict', '')} | {t['score']:g} / "
+                     f"{t['max_score']} | {first} |")
+    lines += ["", "Verdicts: " + "; ".join(f"{w}: {why}" for w, why in WORDS.items()) + "."]
     for t in r["tests"]:
         if "\n\n" in t["output"]:
             lines += ["", f"## {t['name']}", "", t["output"].split("\n\n", 1)[1]]

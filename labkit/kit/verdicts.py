@@ -6,6 +6,18 @@ import struct
 import zlib
 from xml.etree import ElementTree
 
+# The one word each check (and each grading) ends with, as DOMjudge's judges say it.
+WORDS = {
+    "CORRECT": "the check passed",
+    "WRONG": "the program ran and ended, and what it computed is not the reference's",
+    "TIMEOUT": "a build or run did not end within its limit and was killed",
+    "RUN-ERROR": "a run crashed, exited non-zero or wrote no result",
+    "COMPILE-ERROR": "the submission did not build",
+    "REFUSED": "not a submission of this lab: nothing was built or run",
+    "FLAGGED": "evidence that the submission worked against the grader (the flags say which)",
+    "NOT-RUN": "not run: an earlier check failed or hung, or this machine cannot run it",
+}
+
 # The parameter tensors in checkpoint order (docs/network.md; common/network.hpp's
 # kParamTensors).
 TENSORS = (("W1", 150), ("b1", 6), ("W2", 16), ("b2", 1), ("W3", 2160), ("b3", 10))
@@ -13,6 +25,8 @@ COUNT = sum(n for _, n in TENSORS)  # 2343
 # The tolerance of --verify (common/verify.hpp): |got - want| <= ATOL_SCALE * max|want over the
 # tensor| + RTOL * |want|.
 RTOL, ATOL_SCALE = 2e-5, 2e-5
+# expat's code for data after the document's root element ended
+JUNK_AFTER_END = 9
 
 
 class Unreadable(Exception):
@@ -66,14 +80,17 @@ def differences(got, want, *, exact):
 
 
 class Report:
-    """A Catch2 XML report (-r xml -o FILE): the test cases it ran, whether each passed, and the
-    assertions counted over all of them; complete is False where the process ended before it
-    wrote the report's end."""
+    """A Catch2 XML report: the test cases it ran, whether each passed, and the assertions
+    counted over all of them; complete is False where the process ended before it wrote the
+    report's end. From a file (the reference's, -r xml -o FILE) or from the bytes a student's
+    test wrote into the grader's pipe (data, stream.py): exactly one report, nothing after its
+    end, or `tampered` says what else the stream holds."""
 
-    def __init__(self, path):
+    def __init__(self, path=None, *, data=None):
         self.cases, self.successes, self.failures, self.complete = {}, 0, 0, False
+        self.failed_expressions, self.tampered = [], None
         try:
-            root = ElementTree.parse(path).getroot()
+            root = ElementTree.parse(path).getroot() if data is None else self._one(data)
         except (OSError, ElementTree.ParseError):
             return
         for case in root.iter("TestCase"):
@@ -89,6 +106,22 @@ class Report:
              " ".join((e.findtext("Original") or "").split()),
              " ".join((e.findtext("Expanded") or "").split()))
             for e in root.iter("Expression") if e.get("success") == "false"]
+
+    def _one(self, data):
+        """The root of the one report in data; tampered is set where data holds more."""
+        reports = data.count(b"<?xml")
+        if reports > 1:
+            self.tampered = f"{reports} reports in one stream, where Catch2 writes one"
+        try:
+            return ElementTree.fromstring(data)
+        except ElementTree.ParseError as e:
+            if e.code != JUNK_AFTER_END:
+                raise  # an unfinished report: the process ended before its end
+            self.tampered = self.tampered or "text written after the report's end"
+            line, column = e.position  # where the rest begins (expat: bytes into the line)
+            lines = data.split(b"\n")
+            end = sum(len(l) + 1 for l in lines[:line - 1]) + column
+            return ElementTree.fromstring(data[:end])
 
     def against(self, want):
         """None when this report is the reference's `want`: the same test cases, each passed,

@@ -5,7 +5,10 @@ labkit/tests/submissions/labN/NAME/FILE.K (the K-th region of FILE).
 
   test_labkit.py kit          no build: manifests and handouts agree, no starter holds any
                               lab's answer, submissions of another lab are refused, a failed
-                              Catch2 check reads as plain text
+                              Catch2 check reads as plain text, marker words in a string are
+                              not a marker, a test report sent through the grader's pipe
+                              cannot be read back and shows what was added after it, work
+                              counted twice costs points in proportion
   test_labkit.py lab N        the solution passes; a starter with tampered tests earns the
                               build's points only; a correct submission written otherwise gets
                               full correctness (labs 1-3: and its calls count as shared); one
@@ -40,7 +43,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KIT = os.path.dirname(HERE)
 ROOT = os.path.dirname(KIT)
 sys.path.insert(0, KIT)
-from kit import build, grade as grading, manifest, procs, regions, tree, users  # noqa: E402
+from kit import build, grade as grading, manifest, procs, regions, stream, tree, users, \
+    verdicts  # noqa: E402
 
 LAB = ["bash", os.path.join(ROOT, "run_scripts", "lab.sh")]
 TMP = tempfile.mkdtemp(prefix="labkit-test-")
@@ -288,6 +292,8 @@ def kit():
            f"a grading kept waiting for the cache: exit {rc}, {out.strip()[-300:]}")
     short_exec()
     counts()
+    markers()
+    report_stream()
     standin = os.path.join(TMP, "standin")  # lab 2's starter holds lab 1's stand-in
     os.makedirs(standin)
     shutil.copy(os.path.join(TMP, "starter-2", "backend_openmp", "batch.cpp"), standin)
@@ -298,16 +304,64 @@ def kit():
 
 def counts():
     """The per-call counts' veto: 143 of 144 rows on one thread is vetoed, a 2:1 share (a
-    dynamic schedule on a busy machine) is not, and neither is the reference's own."""
+    dynamic schedule on a busy machine) is not, and neither is the reference's own. Rows
+    computed twice: a boundary row's 0.7% costs 0.7% of the points, every row twice all."""
     line = ("C1 rows computed = {} on 2 threads ({} to {} a thread); calls shared by every "
             "thread: 24000 of 24000")
     ref = line.format(3456000, 1728000, 1728000)
-    veto = lambda out: grading.Grading.calls_not_shared(  # noqa: E731
-        grading.Grading, "C1 rows computed", out, ref)
+    g = grading.Grading.__new__(grading.Grading)
+    g.m, g.performance = manifest.load(2), {}
+    veto = lambda out: g.calls_not_shared("C1 rows computed", out, ref)  # noqa: E731
     lopsided, uneven = veto(line.format(3456000, 24000, 3432000)), veto(
         line.format(3456000, 1152000, 2304000))
     expect(lopsided and "did most of the work" in lopsided and uneven is None and
            veto(ref) is None, f"the counts' veto: 143:1 {lopsided!r}, 2:1 {uneven!r}")
+    boundary = veto(line.format(3480192, 1740096, 1740096))  # 24,192 rows twice: 0.7%
+    extra = g.performance.get("extra_work", 1.0)
+    twice = veto(line.format(6912000, 3456000, 3456000))
+    expect(boundary is None and abs(extra - 1.007) < 1e-9 and twice and "work done twice" in twice,
+           f"rows computed twice: 0.7% more {boundary!r} (extra {extra}), all {twice!r}")
+
+
+def markers():
+    """Marker text in a string or later in a comment is not a marker (issue 48: a region that
+    printed "LAB 2 BEGIN" was refused); a marker written otherwise is named in the error."""
+    text = ('x\n  // LAB 2 BEGIN: C1\n  std::puts("LAB 2 BEGIN");  // see LAB 2 END below\n'
+            '  // LAB 2 END\ny\n')
+    expect(regions.spans(text, 2) == [(2, 3)], f"marker text in a string: {regions.spans(text, 2)}")
+    try:
+        regions.spans("// LAB 2 BEGIN\nx;  /* LAB 2 END */\n", 2)
+        expect(False, "a region closed by '/* LAB 2 END */' was accepted")
+    except regions.RegionError as e:
+        expect("line 2 holds 'LAB 2 END'" in str(e), f"the error does not name line 2: {e}")
+
+
+def report_stream():
+    """A student's test report reaches the grader through a named pipe (stream.py): the run's
+    user can write into it but not read it back, and the grader sees everything written, in
+    order; a second report or text after the end is `tampered`, an unfinished one incomplete."""
+    folder = tempfile.mkdtemp(prefix="pipes-", dir=TMP)
+    os.chmod(folder, 0o777)
+    pipes = stream.Pipes(folder, ["report.xml"])
+    doc = ('<?xml version="1.0" encoding="UTF-8"?>\n<Catch2TestRun><TestCase name="t">'
+           '<OverallResult success="false"/></TestCase><OverallResults successes="3" '
+           'failures="1"/></Catch2TestRun>\n')
+    # The run writes a report, tries to read it back, then writes a forged one after it.
+    script = (f"printf '%s' '{doc}' > report.xml; cat report.xml > /dev/null 2>&1 && "
+              f"echo READ-BACK; printf '%s' '{doc.replace('false', 'true')}' > report.xml")
+    r = procs.run(["sh", "-c", script], timeout=60, cwd=folder, untrusted=True, write=[folder])
+    written = pipes.stop()["report.xml"]
+    got = verdicts.Report(data=written)
+    if users.as_root():
+        expect("READ-BACK" not in r.output, "the run's user read its report back from the pipe")
+    expect(written.startswith(doc.encode()) and got.complete and not got.cases["t"] and
+           got.tampered == "2 reports in one stream, where Catch2 writes one",
+           f"the pipe's report: {written[:80]!r}..., tampered {got.tampered!r}")
+    junk = verdicts.Report(data=doc.encode() + b"<x/>")
+    cut = verdicts.Report(data=doc.encode()[:90])
+    expect(junk.tampered == "text written after the report's end" and not cut.complete and
+           verdicts.Report(data=doc.encode()).tampered is None,
+           f"text after the end: {junk.tampered!r}; cut: complete {cut.complete}")
 
 
 def short_exec():
@@ -364,9 +418,11 @@ def one_lab(n):
     # The solution (the project itself) passes every check.
     rc, r, _ = grade(n, ROOT, "--no-timing")
     expect(rc == 0 and points(r, "correctness") == P["correctness"] and
-           not r["extra_data"]["flags"],
+           not r["extra_data"]["flags"] and r["verdict"] == "CORRECT" and
+           all(t["verdict"] == "CORRECT" for t in r["tests"] if t["name"].startswith("correct")),
            f"the solution of lab {n}: exit {rc}, correctness {points(r, 'correctness')}, "
-           f"flags {r['extra_data']['flags']}")
+           f"flags {r['extra_data']['flags']}, verdicts {r['verdict']} "
+           f"{[t['verdict'] for t in r['tests']]}")
     for f in ("grade-%d.md" % n, "grade-%d.json" % n, "grade-%d.log" % n):
         os.remove(os.path.join(ROOT, f))
     # A starter whose tests and CMake files were tampered with: only the build's points.
@@ -460,6 +516,14 @@ def one_lab(n):
                "work done twice" in perf["output"],
                f"lab 2's C1 computed twice: correctness {points(r, 'correctness')}, "
                f"performance {perf['score']}: {perf['output'][:300]}")
+        # Issue 48: a boundary row computed twice (145 rows a call of 144): a small loss in
+        # proportion, not "work done twice".
+        rc, r, _ = grade(2, submission(2, "boundary"), "--force-timing", "--reps", "1")
+        perf, extra = test(r, "performance"), r["extra_data"]["performance"].get("extra_work")
+        expect(points(r, "correctness") == P["correctness"] and extra and
+               abs(extra - 145 / 144) < 1e-6 and "work done twice" not in perf["output"],
+               f"lab 2's boundary row twice: correctness {points(r, 'correctness')}, extra "
+               f"work {extra}: {perf['output'][:300]}")
     # Serial in every call (or in every other call), whichever thread (rank) runs it: correct,
     # and no performance points, for the program's per-call evidence, not for the clock.
     for name in {1: ["alternate"], 2: ["single", "critical", "masked"], 3: ["turns"]}.get(n, []):
@@ -519,6 +583,15 @@ def attacks(n, P):
                "without a grade-1.json" in out,
                f"lab.sh flagged: exit {rc}: {out[-400:]}")
         snoop(P)
+        # Issue 48: unfinished, and a static destructor that rewrites the report file after
+        # Catch2 closed it (failures made passes) and exits 0. The report went through the
+        # grader's pipe: the failures stand, and the exit 0 after them is flagged.
+        rc, r, _ = grade(1, submission(1, "rewrite"), "--no-timing")
+        tests = [t for t in r["tests"] if "(ctest)" in t["name"]]
+        expect(tests and all(t["score"] == 0 and t["verdict"] == "FLAGGED" for t in tests) and
+               flagged(r, "exit 0 after a failed test") and r["verdict"] == "FLAGGED",
+               f"lab 1's rewritten report: {[(t['score'], t['output'][:120]) for t in tests]}; "
+               f"flags {r['extra_data']['flags']}")
     if n == 2:
         # Summary lines printed before the real summary.
         no_performance(2, "forged", P, "no parallelism", flag="a forged summary line",
@@ -542,6 +615,8 @@ def attacks(n, P):
         # ref's loops that skip a call that looks like the last one: the micro-benchmark's
         # repeated call.
         no_performance(4, "memo", P, "timed run", flag="a timed run computed")
+        # Issue 48: computes only the calls that the loop's generator, replayed, will check.
+        no_performance(4, "replay", P, "timed run", flag="a timed run computed")
 
 
 def no_performance(n, name, P, reason, *, flag=None, correct=True):
@@ -633,6 +708,9 @@ def validate_gradescope(r, where):
             expect(isinstance(t.get(key), kind), f"{where}: test {t.get('name')} has no {key}")
         expect(t["score"] is not None and 0 <= t["score"] <= t["max_score"],
                f"{where}: test {t['name']} scores {t['score']} of {t['max_score']}")
+        expect(t.get("verdict") in verdicts.WORDS, f"{where}: test {t['name']} has the verdict "
+                                                   f"{t.get('verdict')!r}")
+    expect(r.get("verdict") in verdicts.WORDS, f"{where}: the verdict {r.get('verdict')!r}")
     expect(abs(sum(t["score"] for t in r["tests"]) - r["score"]) < 0.01,
            f"{where}: the tests' scores do not add up to the score")
     expect(any("performance" in t["name"] for t in r["tests"]), f"{where}: no performance test")
