@@ -22,3 +22,13 @@ add_test(NAME "docs: every timing figure of the README is in docs/results.md"
           ${PROJECT_SOURCE_DIR}/docs/results.md)
 set_tests_properties("docs: every timing figure of the README is in docs/results.md" PROPERTIES
   LABELS "scripts;docs")
+
+# The docs' running prose is plain: sentence lengths, asides and dated measurements within
+# tests/docs/prose.py's limits on the pages it checks; it first demands that planted faults fail.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME "docs: prose within the limits of sentence length, asides and dates"
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/prose.py --self-test
+            --root ${PROJECT_SOURCE_DIR})
+  set_tests_properties("docs: prose within the limits of sentence length, asides and dates"
+    PROPERTIES LABELS "docs" TIMEOUT 120)
+endif()
