@@ -1,13 +1,16 @@
-"""compare.sh --record: its measurements into the docs.
+"""compare.sh --record and the sweeps' --record: their measurements into the docs.
 
-  python3 -m reports record --runs RUNS_CSV --command TEXT [--root DIR]
+  python3 -m reports record --runs RUNS_CSV --command TEXT [--sweep threads|ranks] [--root DIR]
 
-Appends to ROOT/docs/data/epoch_times.csv one row per CPU configuration of RUNS_CSV (the rows
-compare.sh's runs append with --csv): lenet-serial, lenet-openmp and lenet-mpi with one thread a
-rank, each with its median seconds per epoch. Every row names its date (UTC), this machine and
-its cores, the command and the commit it measured. Then it renders the docs' generated tables
-again, as `python3 -m reports tables --write` does. A CSV with a run that failed verification,
-or with no CPU row, is refused and nothing is written: the docs hold only verified figures.
+RUNS_CSV holds the rows the runs appended with --csv. Without --sweep (compare.sh's), one row of
+ROOT/docs/data/epoch_times.csv per CPU configuration: lenet-serial, lenet-openmp and lenet-mpi
+with one thread a rank, each with its median seconds per epoch. With --sweep (omp_sweep.sh's
+threads, mpi_sweep.sh's ranks), one row of docs/data/sweeps.csv per point of the sweep report:
+median, range, serial's median, speedup and whether the parameters are serial's bits. Every row
+names its date (UTC), this machine and its cores, the command and the commit it measured. Then
+it renders the docs' generated tables again, as `python3 -m reports tables --write` does. A CSV
+with a run that failed verification, or with nothing to record, is refused and nothing is
+written: the docs hold only verified figures.
 """
 import argparse
 import csv
@@ -79,22 +82,48 @@ def rows_of(measured, command, source, today, host, cores):
     return out
 
 
+def sweep_rows_of(measured, x, command, source, today, host, cores):
+    """sweeps.csv's rows for the points of a sweep's run rows MEASURED (reports/sweep.py's)."""
+    from . import sweep
+    _, points = sweep.summarise(measured, x)
+    out = []
+    for (backend, strategy, kernels, batch), by_x in sorted(points.items()):
+        for xv, p in sorted(by_x.items()):
+            if p["speedup"] is None:
+                continue  # no serial baseline in the same CSV: no speedup to record
+            same = {True: "bit-identical", False: "differs", None: ""}[p["identical"]]
+            out.append([today, host, cores, command, source, f"lenet-{backend}", strategy,
+                        kernels, str(batch), str(xv), f"{p['median']:.3f}",
+                        f"{p['min']:.3f} to {p['max']:.3f}", f"{p['serial']:.3f}",
+                        f"{p['speedup']:.2f}", same, f"medians of {p['runs']}"])
+    return out
+
+
 def main(argv):
     p = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
     p.add_argument("--runs", required=True, help="compare.sh's runs.csv")
     p.add_argument("--command", required=True, help="the command that measured them")
+    p.add_argument("--sweep", choices=["threads", "ranks"],
+                   help="RUNS_CSV is a sweep's, varying this column: rows go to sweeps.csv")
     p.add_argument("--root", default=ROOT, help="the repository whose docs to update")
     a = p.parse_args(argv)
-    measured = runs.read(a.runs, COLUMNS, prog=PROG)
+    measured = runs.read(a.runs, COLUMNS + (("epochs", "lr", "seed", "param_crc32")
+                                            if a.sweep else ()), prog=PROG)
     failed = [r for r in measured if r["verification"] == "UNSUCCESSFUL"]
     if failed:
         sys.exit(f"{PROG}: error: {a.runs}: {len(failed)} run(s) failed verification: "
                  "nothing recorded")
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    new = rows_of(measured, a.command, commit(ROOT), today, machine(), str(os.cpu_count()))
+    where = (a.command, commit(ROOT), today, machine(), str(os.cpu_count()))
+    if a.sweep:
+        new, name = sweep_rows_of(measured, a.sweep, *where), "sweeps.csv"
+    else:
+        new, name = rows_of(measured, *where), "epoch_times.csv"
     if not new:
-        sys.exit(f"{PROG}: error: {a.runs} has no CPU backend's row: nothing recorded")
-    path = os.path.join(a.root, "docs", "data", "epoch_times.csv")
+        sys.exit(f"{PROG}: error: {a.runs} has no "
+                 + ("point with a serial baseline" if a.sweep else "CPU backend's row")
+                 + ": nothing recorded")
+    path = os.path.join(a.root, "docs", "data", name)
     with open(path, newline="", encoding="utf-8") as f:
         text = f.read()
     buf = io.StringIO()

@@ -2,7 +2,8 @@
 # compare.sh --record's step (python3 -m reports record) on a copy of the docs: verified runs of
 # lenet-serial and lenet-openmp become rows of docs/data/epoch_times.csv with date, machine,
 # cores, command and commit; the generated tables are rendered again and pass
-# `reports tables --check`, and the README's table shows the new run. A run that failed
+# `reports tables --check`, and the README's table shows the new run. The same runs as a thread
+# sweep's (--sweep threads) become a point of docs/data/sweeps.csv. A run that failed
 # verification is refused, with the CSV left as it was.
 # Usage: record.sh ROOT SERIAL_EXE OPENMP_EXE DATA
 set -uo pipefail
@@ -44,6 +45,21 @@ PYTHONPATH="$root" python3 -m reports tables --root "$copy" --check || fail "the
 grep -q "^Seconds per 60k Fashion-MNIST epoch, $today, " "$copy/README.md" ||
   fail "README.md's table does not show the recorded run"
 echo "ok: the generated tables render the recorded run (README.md's table included)"
+
+# The same runs as an OpenMP sweep's (omp_sweep.sh --record): one point, 2 threads, in sweeps.csv.
+before=$(wc -l <"$copy/docs/data/sweeps.csv")
+sweep_command="bash experiments/omp_sweep.sh --data data/fashion --record"
+record --sweep threads --runs "$tmp/runs.csv" --command "$sweep_command" --root "$copy" ||
+  fail "reports record --sweep failed"
+added=$(($(wc -l <"$copy/docs/data/sweeps.csv") - before))
+[[ $added -eq 1 ]] || fail "expected 1 sweep point added (openmp, 2 threads), got $added"
+row=$(tail -n 1 "$copy/docs/data/sweeps.csv")
+for want in "$today," ",$sweep_command," "commit " ",lenet-openmp,batch," ",32,2," ",bit-identical,"; do
+  [[ $row == *"$want"* ]] || fail "the recorded sweep row lacks '$want': $row"
+done
+PYTHONPATH="$root" python3 -m reports tables --root "$copy" --check || fail "the tables differ from the CSVs after record --sweep"
+grep -q "$sweep_command" "$copy/docs/results.md" || fail "docs/results.md's sweeps table does not show the recorded sweep"
+echo "ok: the sweep point recorded and rendered: $row"
 
 # A run that failed verification: refused, the CSV unchanged.
 sed '2s/SUCCESSFUL/UNSUCCESSFUL/' "$tmp/runs.csv" >"$tmp/failed.csv"
