@@ -124,6 +124,8 @@ def main(argv):
                  + ("point with a serial baseline" if a.sweep else "CPU backend's row")
                  + ": nothing recorded")
     path = os.path.join(a.root, "docs", "data", name)
+    if not os.path.isfile(path):
+        sys.exit(f"{PROG}: error: {path} not found: --record writes the docs of a source tree")
     with open(path, newline="", encoding="utf-8") as f:
         text = f.read()
     buf = io.StringIO()
