@@ -2,7 +2,8 @@
 # An installed copy's sweeps run on their own (docs/sweeps.md): `cmake --install BUILD --prefix P`
 # puts omp_sweep.sh and mpi_sweep.sh in P/share/lenet-parallel/experiments. Started from another
 # folder with only --data, each must find P/bin's programs, write its report under ./results and
-# show the parallel program's point at 2 workers beside serial's. mpi_sweep.sh runs where lenet-mpi is installed.
+# show the parallel program's point at 2 workers beside serial's. mpi_sweep.sh runs where
+# lenet-mpi is installed.
 # Usage: installed_sweeps.sh BUILD DATA
 set -uo pipefail
 build=$1 data=$2
