@@ -42,6 +42,7 @@ NOT_YET = [
     "docs/labs/example-grade-1.md", "docs/labs/lab1.md", "docs/labs/lab2.md",
     "docs/labs/lab3.md", "docs/labs/lab4.md", "docs/labs/lab5.md", "docs/labs/lab6.md",
     "docs/labs/lab7.md",
+    "docs/instructors.md",  # written on the classgrade branch; not in this tree yet
 ]
 # The pages checked.
 CHECKED = ["README.md", "docs/sweeps.md", "docs/packages.md", "docs/checkpoints.md",
@@ -228,7 +229,8 @@ def main():
     for f in failures:
         print("FAIL: " + f)
     if not args.files:
-        print("prose: not yet checked (not yet rewritten): " + ", ".join(NOT_YET))
+        print("prose: not yet checked (not yet rewritten): "
+              + ", ".join(p for p in NOT_YET if os.path.exists(os.path.join(args.root, p))))
     print(f"prose: {len(args.files or CHECKED)} pages checked; {len(failures)} failures")
     return 0 if ok and not failures else 1
 
