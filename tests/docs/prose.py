@@ -35,7 +35,7 @@ MEDIAN_MAX, P90_MAX, LONGEST_MAX, ASIDES_MAX = 18, 35, 50, 1.5
 
 # The pages whose prose is not yet rewritten to the limits: reported, not checked.
 NOT_YET = [
-    "docs/architecture.md", "docs/cluster.md", "docs/colab.md",
+    "docs/architecture.md", "docs/colab.md",
     "docs/cuda.md", "docs/labs.md",
     "docs/performance.md", "docs/portability.md",
     "docs/scaling.md",
@@ -47,7 +47,8 @@ NOT_YET = [
 # The pages checked.
 CHECKED = ["README.md", "docs/sweeps.md", "docs/packages.md", "docs/checkpoints.md",
            "docs/tests.md", "docs/usage.md", "docs/network.md", "docs/results.md",
-           "docs/reliability.md", "docs/multihost.md", "docs/strategies.md"]
+           "docs/reliability.md", "docs/multihost.md", "docs/strategies.md",
+           "docs/cluster.md"]
 # The one page where dated measurements belong.
 RESULTS = "docs/results.md"
 
