@@ -12,7 +12,8 @@ words and the dated measurements, and fails past these limits:
   and a measured figure ("0.3 s", "12%", "1.7x") outside docs/results.md.
 
 Only running prose counts: code blocks, tables, headings, HTML comments, the generated sections
-and the contents of `code spans` (one word each) and link targets are left out. A sentence ends
+and the contents of `code spans` (one word each) and link targets are left out. A block quote's
+lines count as any others. A sentence ends
 at ".", "!" or "?" before a space or the end of a paragraph; a list item is its own paragraph.
 
 Pages not yet rewritten are listed in NOT_YET below and printed as "not yet checked"; a page in
@@ -72,6 +73,8 @@ def paragraphs(text):
             block.clear()
     for n, line in enumerate(text.split("\n"), 1):
         s = line.strip()
+        if s.startswith(">"):  # a block quote: its lines are read as any others
+            s = line = s[1:].strip()
         if s.startswith("```") or s.startswith("~~~"):
             fence = not fence
             flush()
