@@ -34,9 +34,12 @@ and whether the final parameters are bit-identical to serial's.
   --lr X             learning rate (default: docs/network.md's rate for the batch size:
                      B >= 1: 0.05, >= 8: 0.3, >= 32: 0.5, >= 128: 1.0)
   --train-limit N    use the first N training images (default: all)
-  --build DIR        the CMake build directory (default: build)
+  --build DIR        the CMake build directory, or the prefix of an installed copy
+                     (default: build; installed: the prefix it was installed to)
   --out DIR          where runs.csv, runs.log, report.md and report.png go
                      (default: results/mpi-YYYYmmdd-HHMMSS)
+  --record           add the points to docs/data/sweeps.csv (date, machine, cores, this
+                     command, commit) and render the docs' tables again (docs/sweeps.md)
   -h, --help         this help
 
 Placement: while ranks x threads <= cores, each rank is bound to its own cores (through
@@ -58,8 +61,10 @@ repeats=3
 epochs=1
 train_limit=0
 lr=""
-build_dir="${REPO_ROOT}/build"
+build_dir=$(default_build)
 out_dir=""
+record=0
+command="bash experiments/mpi_sweep.sh${*:+ $*}"
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -76,14 +81,15 @@ while [[ $# -gt 0 ]]; do
     --train-limit) need "$@"; positive "$1" "$2"; train_limit=$2; shift 2 ;;
     --build) need "$@"; build_dir=$2; shift 2 ;;
     --out) need "$@"; out_dir=$2; shift 2 ;;
+    --record) record=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
 
 [[ $repeats -ge 3 ]] || die "--repeats: at least 3, for a median that one slow run cannot move"
-serial="${build_dir}/backend_serial/lenet-serial"
-mpi="${build_dir}/backend_mpi/lenet-mpi"
+serial=$(program "$build_dir" lenet-serial)
+mpi=$(program "$build_dir" lenet-mpi)
 require_built "$serial" "$mpi"
 require_data "$data_dir"
 plot_python >/dev/null  # no matplotlib: stop now, not after the runs
@@ -152,3 +158,4 @@ say "$(load_note)"
 title="lenet-mpi ($threads thread(s) per rank) vs lenet-serial, $(basename "$data_dir"), $cores cores"
 report sweep --csv "$csv" --x ranks --cores "$cores" --out "$out_dir/report" --title "$title"
 say "done: $out_dir/report.md and $out_dir/report.png"
+[[ $record -eq 0 ]] || report record --sweep ranks --runs "$csv" --command "$command"

@@ -30,9 +30,12 @@ sweep, the test accuracy, and whether the final parameters are bit-identical to 
   --lr X             learning rate (default: docs/network.md's rate for the batch size:
                      B >= 1: 0.05, >= 8: 0.3, >= 32: 0.5, >= 128: 1.0)
   --train-limit N    use the first N training images (default: all)
-  --build DIR        the CMake build directory (default: build)
+  --build DIR        the CMake build directory, or the prefix of an installed copy
+                     (default: build; installed: the prefix it was installed to)
   --out DIR          where runs.csv, runs.log, report.md and report.png go
                      (default: results/omp-YYYYmmdd-HHMMSS)
+  --record           add the points to docs/data/sweeps.csv (date, machine, cores, this
+                     command, commit) and render the docs' tables again (docs/sweeps.md)
   -h, --help         this help
 
 Threads are placed with OMP_PLACES=cores and OMP_PROC_BIND=close (printed before the runs);
@@ -50,8 +53,10 @@ repeats=3
 epochs=1
 train_limit=0
 lr=""
-build_dir="${REPO_ROOT}/build"
+build_dir=$(default_build)
 out_dir=""
+record=0
+command="bash experiments/omp_sweep.sh${*:+ $*}"
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -66,13 +71,14 @@ while [[ $# -gt 0 ]]; do
     --train-limit) need "$@"; positive "$1" "$2"; train_limit=$2; shift 2 ;;
     --build) need "$@"; build_dir=$2; shift 2 ;;
     --out) need "$@"; out_dir=$2; shift 2 ;;
+    --record) record=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
 
-serial="${build_dir}/backend_serial/lenet-serial"
-openmp="${build_dir}/backend_openmp/lenet-openmp"
+serial=$(program "$build_dir" lenet-serial)
+openmp=$(program "$build_dir" lenet-openmp)
 require_built "$serial" "$openmp"
 require_data "$data_dir"
 plot_python >/dev/null  # no matplotlib: stop now, not after the runs
@@ -140,3 +146,4 @@ say "$(load_note)"
 report sweep --csv "$csv" --x threads --out "$out_dir/report" \
   --title "lenet-openmp vs lenet-serial, $(basename "$data_dir"), $(nproc) cores"
 say "done: $out_dir/report.md and $out_dir/report.png"
+[[ $record -eq 0 ]] || report record --sweep threads --runs "$csv" --command "$command"

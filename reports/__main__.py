@@ -3,7 +3,7 @@ import importlib
 import sys
 
 REPORTS = ("compare", "sweep", "bandwidth", "scaling", "shapes", "validation", "tables",
-           "column")
+           "column", "record")
 
 
 def main(argv):

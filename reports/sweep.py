@@ -18,7 +18,6 @@ from collections import defaultdict
 
 from . import runs
 from .files import write_text
-from .plots import figure, save
 
 PROG = "reports sweep"
 COLUMNS = ("backend", "strategy", "kernels", "threads", "ranks", "batch", "epochs",
@@ -144,6 +143,7 @@ def communication(rows, cores):
 
 
 def plot(path, title, x, rows, points):
+    from .plots import figure, save  # matplotlib: only the plot needs it (record does not)
     fig, ax = figure()
     xs_all = sorted({xv for series in points.values() for xv in series})
     for series in sorted(points):

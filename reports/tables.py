@@ -147,8 +147,10 @@ def kernels_of(rows):
 
 
 def summary(data):
-    """README's table: the newest compare.sh run of epoch_times.csv, B across, kernels down."""
-    rows = [r for r in read(data, "epoch_times.csv") if "compare.sh" in r["command"]]
+    """README's table: the newest compare.sh run of epoch_times.csv on Fashion-MNIST (its
+    --data or --full says so), B across, kernels down."""
+    rows = [r for r in read(data, "epoch_times.csv") if "compare.sh" in r["command"]
+            and ("fashion" in r["command"] or "--full" in r["command"])]
     newest = max(r["date"] for r in rows)
     rows = [r for r in rows if r["date"] == newest]
     first = run_key(rows[0])

@@ -4,7 +4,7 @@
 #
 #   run_scripts/compare.sh [--data DIR] [--epochs N] [--batches 1,8,32,128] [--repeats N]
 #                          [--max-threads N] [--max-ranks N] [--build DIR] [--out DIR] [--no-torch]
-#                          [--no-peers] [--full]
+#                          [--no-peers] [--full] [--record]
 #
 # Per batch size B (rate from docs/network.md's table: B 1 -> 0.05, 8 -> 0.3, 32 -> 0.5,
 # 128 -> 1.0): lenet-serial for each kernels (its first run saves the reference
@@ -21,14 +21,18 @@
 # Defaults: the real digits (data/digits), 1 epoch, batches 1,8,32,128, 3 repeats: 272 runs,
 # 2 min 34 s on this project's 2-core machine without PyTorch (docs/results.md), the programs
 # of build/ (--build: another build folder). --full:
-# Fashion-MNIST (60k), 1 epoch, batches 1,32,128, every PyTorch point.
+# Fashion-MNIST (60k), 1 epoch, batches 1,32,128, every PyTorch point. --record: when every run
+# is verified, the CPU backends' medians become rows of docs/data/epoch_times.csv, with the date,
+# machine, cores, this command and the commit, and the docs' tables are rendered again
+# (python3 -m reports record; docs/sweeps.md).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PROG="compare.sh"
 source "$root/run_scripts/lib.sh"
 bin="$root/build"
 data="$root/data/digits" epochs=1 batches="1,8,32,128" repeats=3 torch=1 peers=1 full=0
-max_threads=$(nproc) max_ranks=$(nproc) out=""
+max_threads=$(nproc) max_ranks=$(nproc) out="" record=0
+command="bash run_scripts/compare.sh${*:+ $*}"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --data) data=$(realpath "$2"); shift 2 ;;
@@ -42,6 +46,7 @@ while [[ $# -gt 0 ]]; do
     --no-torch) torch=0; shift ;;
     --no-peers) peers=0; shift ;;
     --full) data="$root/data/fashion" batches="1,32,128" full=1; shift ;;
+    --record) record=1; shift ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -218,3 +223,4 @@ report compare --runs "$runs" --timing "$timing" --out "$out" \
 say "wrote $out/summary.md, runs.csv and plots; $planned runs in $((SECONDS - start)) s;" \
   "$(load_note)"
 [[ $failed -eq 0 ]] || { echo "compare.sh: some runs FAILED verification or did not run (see $out/summary.md, $log)" >&2; exit 1; }
+[[ $record -eq 0 ]] || report record --runs "$runs" --command "$command"

@@ -52,6 +52,26 @@ require_built() {
   done
 }
 
+# A source tree or an installed copy: `cmake --install build --prefix P` puts the sweep scripts,
+# this file and reports/ in P/share/lenet-parallel, and the programs in P/bin.
+# default_build: the sweeps' --build default, ROOT/build in a source tree, P in an installed copy.
+# program DIR NAME: executable NAME of DIR, a build folder (DIR/backend_X/NAME) or a prefix
+# (DIR/bin/NAME).
+# results_dir NAME: a new results folder's path, under ROOT/results in a source tree, under
+# ./results in an installed copy (whose folder may be read-only).
+installed_copy() { [[ ! -f $LIB_ROOT/CMakeLists.txt ]]; }
+default_build() {
+  if installed_copy; then (cd "$LIB_ROOT/../.." && pwd); else echo "$LIB_ROOT/build"; fi
+}
+program() {
+  local sub=${2#lenet-}
+  sub=${sub%%-*}
+  if [[ -x $1/bin/$2 && ! -e $1/backend_$sub/$2 ]]; then echo "$1/bin/$2"; else echo "$1/backend_$sub/$2"; fi
+}
+results_dir() {
+  if installed_copy; then echo "$PWD/results/$1"; else echo "$LIB_ROOT/results/$1"; fi
+}
+
 # build_dir_for ROOT [COMPILER]: setup.sh's and test.sh's build directory: ROOT/build, or one of
 # its own per compiler (ROOT/build-clang++ for clang++): CMake cannot change a build's compiler.
 build_dir_for() { echo "$1/build${2:+-$(basename "$2")}"; }
@@ -108,7 +128,7 @@ load_note() { echo "load average now: $(cut -d' ' -f1-3 /proc/loadavg) on $(npro
 # open_out NAME: the sweep's output folder (--out, else results/NAME-date-time) with an empty
 # runs.csv and runs.log; sets out_dir, csv and log.
 open_out() {
-  out_dir=${out_dir:-"${REPO_ROOT}/results/$1-$(date +%Y%m%d-%H%M%S)"}
+  out_dir=${out_dir:-"$(results_dir "$1-$(date +%Y%m%d-%H%M%S)")"}
   mkdir -p "$out_dir"
   csv="${out_dir}/runs.csv"
   log="${out_dir}/runs.log"

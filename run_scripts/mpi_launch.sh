@@ -39,6 +39,8 @@ die() {
 
 [[ $# -ge 1 ]] || die "usage: mpi_launch.sh BUILD_DIR [OPTIONS] -n P PROGRAM [ARGS...]"
 env_file="$1/mpi_launch.env"
+# An install prefix (cmake --install) keeps the file with the scripts.
+[[ -f $env_file || ! -f $1/share/lenet-parallel/mpi_launch.env ]] || env_file="$1/share/lenet-parallel/mpi_launch.env"
 shift
 [[ -f $env_file ]] || die "$env_file not found: $(dirname "$env_file") is not a build with lenet-mpi"
 mpi_family="" mpi_launcher_major="" mpiexec="" mpiexec_numproc_flag="" mpiexec_preflags=() mpiexec_postflags=()

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# The README's test command: the set-up (packages, build, data), then the whole test suite through
-# CTest. It builds everything, lenet-cuda included wherever nvcc is found, GPU or not. Tests that
-# need a GPU or an MPI launcher and cannot get one report SKIPPED.
+# The README's test command: the set-up (packages, build, data), then the test suite through
+# CTest, without the long tests; --all runs them too (the README's second command, and CI's).
+# It builds everything, lenet-cuda included wherever nvcc is found, GPU or not. Tests that need a
+# GPU or an MPI launcher and cannot get one report SKIPPED.
 #
-# Usage: run_scripts/test.sh [--cxx COMPILER] [--build DIR] [--cuda auto|gpu|on|off]
+# Usage: run_scripts/test.sh [--cxx COMPILER] [--build DIR] [--cuda auto|gpu|on|off] [--all]
 #                            [CTEST_ARGS...]
 #   --cxx, --build, --cuda: as for setup.sh, e.g. --cxx clang++ builds into build-clang++/
 #                           (CMakePresets.json's clang++)
-#   CTEST_ARGS: the rest goes to ctest, e.g. -L serial or -L lab1 (tests are picked by label)
+#   --all:      the long tests too: the lab kit's gradings, the Slurm cluster, the namespace
+#               hosts and the portability builds (labels labkit, slurm, multihost, portability)
+#   CTEST_ARGS: the rest goes to ctest, e.g. -L serial or -L lab1 (tests are picked by label);
+#               given any, they alone pick the tests
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PROG="test.sh"
@@ -15,12 +19,16 @@ source "$root/run_scripts/lib.sh"
 setup=()
 build_dir=""
 cxx=""
+all=0
+# The long tests' labels, one place: what the README's test command leaves to --all.
+long='^(labkit|slurm|multihost|portability)$'
 while [[ $# -gt 0 ]]; do
   case $1 in
     --cxx) need "$@"; cxx=$2; shift 2 ;;
     --build) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
     --cuda) need "$@"; setup+=(--cuda "$2"); shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --all) all=1; shift ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
@@ -28,6 +36,10 @@ done
 bash "$root/run_scripts/setup.sh" --for test --build "$build_dir" ${cxx:+--cxx "$cxx"} "${setup[@]}"
 bash "$root/run_scripts/get_data.sh"
 cd "$build_dir"
+if [[ $# -eq 0 && $all -eq 0 ]]; then
+  echo "test.sh: the suite without the long tests (labels matching $long): --all runs them too"
+  set -- -LE "$long"
+fi
 ctest --output-on-failure --no-tests=error -j "$(nproc)" "$@" && exit 0
 rc=$?
 # A long run's log shows its end first: each failed test's first and last lines again, here

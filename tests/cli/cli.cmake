@@ -153,6 +153,13 @@ add_test(NAME "scripts: mpi_launch.sh gives each MPI family its own flags"
 set_tests_properties("scripts: mpi_launch.sh gives each MPI family its own flags" PROPERTIES
   LABELS "scripts;mpi")
 
+# An installed copy's thread and rank sweeps (cmake --install, docs/sweeps.md) find its programs
+# and write their reports, run from another folder.
+add_test(NAME "scripts: the installed omp_sweep.sh and mpi_sweep.sh run from their prefix"
+  COMMAND bash ${_cli}/installed_sweeps.sh ${PROJECT_BINARY_DIR} ${LENET_TEST_DATA})
+set_tests_properties("scripts: the installed omp_sweep.sh and mpi_sweep.sh run from their prefix"
+  PROPERTIES LABELS "scripts" TIMEOUT 900)
+
 # lenet-bench-layers prints what docs/performance.md reads: the CPU, the measured peak, the
 # sigmoids' ceiling and each kernels' whole sample (what is printed, not how fast).
 if(TARGET lenet-bench-layers)

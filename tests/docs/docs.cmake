@@ -40,3 +40,23 @@ if(Python3_Interpreter_FOUND AND TARGET lenet_cuda)
   set_tests_properties("${_notebook_test}" PROPERTIES LABELS "notebook" TIMEOUT 2400
     SKIP_RETURN_CODE 77)
 endif()
+
+# The docs' running prose is plain: sentence lengths, asides and dated measurements within
+# tests/docs/prose.py's limits on the pages it checks; it first demands that planted faults fail.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME "docs: prose within the limits of sentence length, asides and dates"
+    COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/prose.py --self-test
+            --root ${PROJECT_SOURCE_DIR})
+  set_tests_properties("docs: prose within the limits of sentence length, asides and dates"
+    PROPERTIES LABELS "docs" TIMEOUT 120)
+endif()
+
+# compare.sh --record (python3 -m reports record) on a copy of the docs: verified runs become
+# dated rows of docs/data/epoch_times.csv and the generated tables follow; a failed one is refused.
+if(Python3_Interpreter_FOUND AND TARGET lenet-openmp)
+  add_test(NAME "docs: compare.sh --record adds verified runs to docs/data and the tables"
+    COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/record.sh ${PROJECT_SOURCE_DIR} ${LENET_SERIAL_EXE}
+            ${LENET_OPENMP_EXE} ${LENET_TEST_DATA})
+  set_tests_properties("docs: compare.sh --record adds verified runs to docs/data and the tables"
+    PROPERTIES LABELS "docs;scripts" TIMEOUT 300)
+endif()
