@@ -135,7 +135,7 @@ def flags_md(lab, results, pairs, out):
         lines += ["No pair stands out from the class (similarity.csv has every pair).", ""]
     for p in listed:
         lines += [f"- {p['left']} and {p['right']}: similarity {p['similarity']:.2f}, "
-                  f"{p['z']:.1f} standard deviations above the other pairs; the matching "
+                  f"robust z {p['z']:.1f} against the other pairs; the matching "
                   f"fragments: similarity.md", ""]
     return "\n".join(lines)
 
