@@ -23,8 +23,8 @@ DOLOS = os.path.join(KIT, "similarity")
 # 1.4826, a standard deviation's worth for normal data), so that many copies in one class do not
 # hide each other by widening it. Lab 1's test class of 5 (10 pairs): a renamed copy with two
 # statements swapped measured 2.7, the closest honest pair 1.6; a class of 30, the kit's 10
-# lab 1 submissions three times each: every copy 2.5 or more, no pair of different ones above
-# 2.1 (2026-12-02) ...
+# lab 1 submissions three times each: every copy 2.5 or more (and alternate with the solution,
+# which it is but for one clause), no other pair above 2.1 (2026-12-02) ...
 Z_LISTED = 2.5
 # ... and at least this similarity: in a class of near-identical handout code, a pair a little
 # above the others is not yet a copy.
