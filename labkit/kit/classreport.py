@@ -91,10 +91,14 @@ def rows(manifest, results):
         correctness = sum(got.values())
         performance = perf[0]["score"] if perf else 0
         x = r.get("extra_data", {})
+        verdict = verdict_of(r)
+        # A grader that failed gave no grade: empty cells, not points, until graded again.
+        points = ([""] * (len(names) + 3) if verdict == "GRADER-ERROR" else
+                  [_num(got[n]) if n in got else "" for n in names] +
+                  [_num(correctness), _num(performance), _num(correctness + performance)])
         for sid in student.ids:
-            body.append([sid, student.key] + [_num(got[n]) if n in got else "" for n in names] +
-                        [_num(correctness), _num(performance), _num(correctness + performance),
-                         verdict_of(r), str(len(x.get("flags") or [])),
+            body.append([sid, student.key] + points +
+                        [verdict, str(len(x.get("flags") or [])),
                          (x.get("performance") or {}).get("status", "")])
     return header, body
 
@@ -135,7 +139,7 @@ def flags_md(lab, results, pairs, out):
         lines += ["No pair stands out from the class (similarity.csv has every pair).", ""]
     for p in listed:
         lines += [f"- {p['left']} and {p['right']}: similarity {p['similarity']:.2f}, "
-                  f"{p['z']:.1f} standard deviations above the other pairs; the matching "
+                  f"robust z {p['z']:.1f} against the other pairs; the matching "
                   f"fragments: similarity.md", ""]
     return "\n".join(lines)
 

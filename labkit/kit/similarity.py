@@ -18,10 +18,13 @@ from .grade import ROOT
 from .manifest import KIT
 
 DOLOS = os.path.join(KIT, "similarity")
-# A pair is listed when its similarity is this many standard deviations above the mean of all
-# the other pairs of the class (the pair itself left out, so that one copy in a small class
-# does not hide itself by raising the spread). In lab 1's test class of 5 (10 pairs), a renamed
-# copy with two statements swapped measured 3.1, the closest honest pair 1.2 (2026-12-02) ...
+# A pair is listed when its similarity is this many spreads above the median of the class's
+# other pairs (the pair itself left out). The spread is the median absolute deviation (times
+# 1.4826, a standard deviation's worth for normal data), so that many copies in one class do not
+# hide each other by widening it. Lab 1's test class of 5 (10 pairs): a renamed copy with two
+# statements swapped measured 2.7, the closest honest pair 1.6; a class of 30, the kit's 10
+# lab 1 submissions three times each: every copy 2.5 or more (and alternate with the solution,
+# which it is but for one clause), no other pair above 2.1 (2026-12-02) ...
 Z_LISTED = 2.5
 # ... and at least this similarity: in a class of near-identical handout code, a pair a little
 # above the others is not yet a copy.
@@ -101,8 +104,8 @@ def run_dolos(texts, base, folder, timeout=900):
 
 
 def rank(keys, found):
-    """Every pair of keys (those Dolos did not pair share nothing: 0), each with its z-score
-    against the class's other pairs, its percentile, and whether it is listed."""
+    """Every pair of keys (those Dolos did not pair share nothing: 0), each with its robust
+    z-score against the class's other pairs, its percentile, and whether it is listed."""
     by = {tuple(sorted((a, b))): (s, longest, frags) for a, b, s, longest, frags in found}
     keys = sorted(keys)
     pairs = []
@@ -114,9 +117,9 @@ def rank(keys, found):
     values = [p["similarity"] for p in pairs]
     for k, p in enumerate(pairs):
         others = values[:k] + values[k + 1:]
-        mean = statistics.fmean(others) if others else 0.0
-        spread = max(statistics.pstdev(others) if len(others) > 1 else 0.0, MIN_SPREAD)
-        p["z"] = (p["similarity"] - mean) / spread
+        middle = statistics.median(others) if others else 0.0
+        mad = statistics.median([abs(v - middle) for v in others]) if others else 0.0
+        p["z"] = (p["similarity"] - middle) / max(1.4826 * mad, MIN_SPREAD)
         p["percentile"] = 100.0 * sum(v < p["similarity"] for v in others) / max(1, len(others))
         p["listed"] = (len(others) >= MIN_OTHERS and p["z"] >= Z_LISTED and
                        p["similarity"] >= MIN_LISTED)
@@ -127,8 +130,8 @@ def fragments_md(lab, pairs, texts, note):
     lines = [f"# Lab {lab}: similar submissions", "",
              f"Dolos compared the graded regions of every pair, the starter's stubs left out. A "
              f"pair is listed when its similarity is at least {MIN_LISTED} and {Z_LISTED:g} "
-             f"standard deviations above the class's other pairs. It changes no grade: read "
-             f"the fragments and decide.", ""]
+             f"spreads (median absolute deviations, scaled) above the median of the class's "
+             f"other pairs. It changes no grade: read the fragments and decide.", ""]
     if note:
         lines += [note, ""]
     listed = [p for p in pairs if p["listed"]]
