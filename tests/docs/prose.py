@@ -36,7 +36,7 @@ MEDIAN_MAX, P90_MAX, LONGEST_MAX, ASIDES_MAX = 18, 35, 50, 1.5
 
 # The pages whose prose is not yet rewritten to the limits: reported, not checked.
 NOT_YET = [
-    "docs/architecture.md", "docs/colab.md",
+    "docs/architecture.md",
     "docs/labs.md",
     "docs/performance.md",
     "docs/scaling.md",
@@ -49,7 +49,7 @@ CHECKED = ["README.md", "docs/sweeps.md", "docs/packages.md", "docs/checkpoints.
            "docs/tests.md", "docs/usage.md", "docs/network.md", "docs/results.md",
            "docs/reliability.md", "docs/multihost.md", "docs/strategies.md",
            "docs/cluster.md", "docs/cuda.md", "docs/instructors.md",
-           "docs/portability.md"]
+           "docs/portability.md", "docs/colab.md"]
 # The one page where dated measurements belong.
 RESULTS = "docs/results.md"
 
