@@ -21,8 +21,9 @@ if(Python3_FOUND)
     COMMAND ${_labkit} platforms)
   list(APPEND _labkit_tests "labkit: Gradescope, PrairieLearn and GitHub Classroom results")
   # The kit's containment and abuse flags, attacked (test_abuse.py): four quick checks without
-  # a build (labkit-kit too), and lab 1's attacks graded (about 4 minutes on a loaded 2 cores,
-  # warm caches).
+  # a build (labkit-kit too), and lab 1's attacks graded: in the sandbox (about 4 minutes on 2
+  # loaded cores, warm caches), and without it (18 minutes cold: its own starter and reference
+  # builds, made once per change of the project).
   set(_abuse ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_abuse.py)
   set(_abuse_quick
     "tool|labkit: abuse: the sandbox tool launched where it was found"
@@ -38,7 +39,10 @@ if(Python3_FOUND)
     list(APPEND _abuse_kit "${name}")
   endforeach()
   add_test(NAME "labkit: abuse: lab 1's attacks flagged, nothing left" COMMAND ${_abuse} lab 1)
-  list(APPEND _labkit_tests "labkit: abuse: lab 1's attacks flagged, nothing left")
+  add_test(NAME "labkit: abuse: lab 1's attacks flagged without a sandbox"
+    COMMAND ${_abuse} lab 1 plain)
+  list(APPEND _labkit_tests "labkit: abuse: lab 1's attacks flagged, nothing left"
+    "labkit: abuse: lab 1's attacks flagged without a sandbox")
   # COST: the gradings, one at a time, are the suite's longest chain (about 20 minutes on 2
   # cores): they start first, and the other tests fill the other core beside them.
   set_tests_properties(${_labkit_tests} PROPERTIES LABELS labkit SKIP_RETURN_CODE 77
