@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "error.hpp"
+#include "huge_pages.hpp"
 
 namespace lenet {
 namespace {
@@ -93,6 +94,16 @@ class IdxFile {
 
 }  // namespace
 
+Pixels Pixels::on_huge_pages(std::vector<uint8_t> bytes) {
+  std::shared_ptr<void> buffer = huge_page_buffer(bytes.size());
+  if (!buffer) return Pixels(std::move(bytes));
+  std::copy(bytes.begin(), bytes.end(), static_cast<uint8_t*>(buffer.get()));
+  Pixels v;
+  v.data_ = static_cast<const uint8_t*>(buffer.get()), v.size_ = bytes.size();
+  v.own_ = std::move(buffer);
+  return v;
+}
+
 Dataset load_idx(const std::string& images_path, const std::string& labels_path) {
   Dataset d;
   d.images_path = images_path;
@@ -112,7 +123,7 @@ Dataset load_idx(const std::string& images_path, const std::string& labels_path)
   if (count == 0) images.fail("holds no images");
   if (count > (1u << 30)) images.fail("claims " + std::to_string(count) + " images: too many");
   d.count = static_cast<int>(count);
-  d.pixels = Pixels(images.read_payload(uint64_t{count} * kImageSize, "pixels"));
+  d.pixels = Pixels::on_huge_pages(images.read_payload(uint64_t{count} * kImageSize, "pixels"));
 
   IdxFile labels(labels_path);
   const uint32_t lmagic = labels.read_u32_be("magic number");

@@ -21,10 +21,13 @@ class Pixels {
   Pixels() = default;
   Pixels(const Pixels&) = default;
   Pixels& operator=(const Pixels&) = default;
-  explicit Pixels(std::vector<uint8_t> bytes)
-      : own_(std::make_shared<const std::vector<uint8_t>>(std::move(bytes))),
-        data_(own_->data()),
-        size_(own_->size()) {}
+  explicit Pixels(std::vector<uint8_t> bytes) {
+    auto own = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+    data_ = own->data(), size_ = own->size(), own_ = std::move(own);
+  }
+  // A copy of bytes on huge pages where the kernel grants them (huge_pages.hpp); a plain copy
+  // where the buffer cannot be had.
+  static Pixels on_huge_pages(std::vector<uint8_t> bytes);
   // n bytes at p, owned elsewhere, that outlive every Pixels made of them.
   static Pixels borrowed(const uint8_t* p, size_t n) {
     Pixels v;
@@ -40,7 +43,7 @@ class Pixels {
   void keep_first(size_t n) { size_ = std::min(size_, n); }
 
  private:
-  std::shared_ptr<const std::vector<uint8_t>> own_;  // null when borrowed
+  std::shared_ptr<const void> own_;  // null when borrowed
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
 };

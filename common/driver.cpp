@@ -7,6 +7,7 @@
 
 #include "checkpoint.hpp"
 #include "error.hpp"
+#include "huge_pages.hpp"
 #include "network.hpp"
 #include "progress.hpp"
 #include "report.hpp"
@@ -338,6 +339,9 @@ class Run {
     if (root_) {
       if (opts_.timing && !opts_.quiet) {
         std::printf("%s", timing_table(result_.times, result_.epochs_trained()).c_str());
+        // Whether the kernel gave the pixels huge pages (never in lenet-mpi's shared window).
+        std::printf(" training pixels on 2 MiB pages: %.0f%%\n",
+                    100 * huge_page_share(train_.pixels.data(), train_.pixels.size()));
       }
       std::printf("%s", summary_block(result_).c_str());
       std::fflush(stdout);
