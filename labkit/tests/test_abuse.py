@@ -23,7 +23,8 @@
                           is left after the grading
   test_abuse.py lab 1 plain   the daemon submission without a sandbox (LAB_SANDBOX=off), the
                           project closed to the run's user while it grades: its processes and
-                          files are flagged too
+                          files are flagged too; SKIPPED unless LENET_LABKIT_PLAIN=1 (it
+                          builds the reference once more: minutes)
 
 Exit 0: passed; 1: failed (the first failure, in one line); 77: SKIPPED.
 """
@@ -346,6 +347,9 @@ def graded_lab1(plain=False):
     for each thing it did, each with its evidence, and nothing of it left."""
     if not users.as_root():
         raise Skipped("the grading user is the grader's own without root")
+    if plain and os.environ.get("LENET_LABKIT_PLAIN") != "1":
+        # Without the sandbox the kit builds the reference once more (minutes): asked for only.
+        raise Skipped("set LENET_LABKIT_PLAIN=1 to grade without the sandbox (a second build)")
     marker = "labkit-abuse-daemon"  # the submission's name for its daemon, files and key
     folder = submission(1, "daemon")
     honest = None if plain else submission(1, "alt")  # correct: no flag
