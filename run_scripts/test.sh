@@ -8,8 +8,9 @@
 #                            [CTEST_ARGS...]
 #   --cxx, --build, --cuda: as for setup.sh, e.g. --cxx clang++ builds into build-clang++/
 #                           (CMakePresets.json's clang++)
-#   --all:      the long tests too: the lab kit's gradings, the Slurm cluster, the namespace
-#               hosts and the portability builds (labels labkit, slurm, multihost, portability)
+#   --all:      the long tests too: the lab kit's gradings, the Colab notebook, the Slurm
+#               cluster, the namespace hosts and the portability builds (labels labkit,
+#               notebook, slurm, multihost, portability)
 #   CTEST_ARGS: the rest goes to ctest, e.g. -L serial or -L lab1 (tests are picked by label);
 #               given any, they alone pick the tests
 set -euo pipefail
@@ -21,14 +22,14 @@ build_dir=""
 cxx=""
 all=0
 # The long tests' labels, one place: what the README's test command leaves to --all.
-long='^(labkit|slurm|multihost|portability)$'
+long='^(labkit|slurm|multihost|portability|notebook)$'
 while [[ $# -gt 0 ]]; do
   case $1 in
     --cxx) need "$@"; cxx=$2; shift 2 ;;
     --build) need "$@"; build_dir=$(realpath -m "$2"); shift 2 ;;
     --cuda) need "$@"; setup+=(--cuda "$2"); shift 2 ;;
     --all) all=1; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) break ;;
   esac
 done
