@@ -22,7 +22,7 @@ import sys
 import time
 import uuid
 
-from . import machine
+from . import machine, procs
 
 LAB_PY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lab.py")
 PASSES = ("correctness", "timing")
@@ -136,18 +136,8 @@ def find_students(root):
 
 def kill_tagged(tag):
     """SIGKILL to every process whose environment holds TAG_VAR=tag, until none is left."""
-    needle = f"{TAG_VAR}={tag}".encode()
     for _ in range(50):
-        pids = []
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit() or int(entry) == os.getpid():
-                continue
-            try:
-                with open(f"/proc/{entry}/environ", "rb") as f:
-                    if needle in f.read().split(b"\0"):
-                        pids.append(int(entry))
-            except OSError:
-                pass
+        pids = procs.tagged(tag, TAG_VAR)
         if not pids:
             return
         for pid in pids:

@@ -376,9 +376,9 @@ class Observer(threading.Thread):
                 if rec["exes"] and os.path.basename(rec["exes"][-1]) == name]
 
 
-def tagged(tag):
-    """The pids whose environment holds LABKIT_RUN=tag."""
-    needle = f"LABKIT_RUN={tag}".encode()
+def tagged(tag, var="LABKIT_RUN"):
+    """The pids whose environment holds var=tag."""
+    needle = f"{var}={tag}".encode()
     pids = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
