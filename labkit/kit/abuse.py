@@ -43,7 +43,10 @@ def threads(cmd, observed):
                           f"threads used CPU ({', '.join('%.2f s' % t for t in busy[:8])}, "
                           f"from /proc)"))
     pinned = _pinned(cmd)
-    if pinned is not None:
+    # An MPI launcher binds its daemons and ranks itself (hwloc), whatever taskset gave it: the
+    # reference's own ranks then run on every CPU, so the affinity says nothing there.
+    mpi = any(os.path.basename(c) in ("mpi_launch.sh", "mpirun", "mpiexec") for c in cmd)
+    if pinned is not None and not mpi:
         wide = sorted({(tid, cpus) for tid, cpus in observed.affinity.items()
                        if not set(cpus) <= pinned})
         if wide:

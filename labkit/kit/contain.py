@@ -116,6 +116,8 @@ class Run:
             except OSError:
                 self.group = None
         self.keys = _key_count(uid) if self._other_user() else None
+        if self.keys is not None:
+            _REST[uid] = min(_REST.get(uid, self.keys), self.keys)
         self.before = shared_entries(uid) if self._other_user() and not sandboxed else set()
 
     def _other_user(self):
@@ -185,7 +187,11 @@ class Run:
                           f"{len(files)} in /tmp or /dev/shm after {where}, "
                           f"removed: " + ", ".join(files[:4]))
                     remove(files)
-            if _key_count(self.uid) != self.keys:
+            count = _key_count(self.uid)
+            # A key unlinked by the run before is counted until the kernel's garbage collector
+            # frees it, so an equal count can hide a new key: any count above the fewest seen
+            # for this user is read too.
+            if count != self.keys or (count or 0) > _REST.get(self.uid, 0):
                 # (the user session keyring links the user keyring: not a key anyone left)
                 keys = [k for k in keyring(self.uid, clear=True) or []
                         if not k.endswith(f";_uid.{self.uid}")]
@@ -300,6 +306,9 @@ def remove(paths):
                 os.remove(path)
         except (OSError, subprocess.TimeoutExpired):
             pass
+
+
+_REST = {}  # uid: the fewest keys the kernel counted for it at a run's start
 
 
 def _key_count(uid):

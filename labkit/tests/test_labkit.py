@@ -517,11 +517,13 @@ def one_lab(n):
                f"lab 2's C1 computed twice: correctness {points(r, 'correctness')}, "
                f"performance {perf['score']}: {perf['output'][:300]}")
         # Issue 48: a boundary row computed twice (145 rows a call of 144): a small loss in
-        # proportion, not "work done twice".
+        # proportion, not "work done twice" by the counts. (The CPU-time check may still veto
+        # on a busy machine, where spinning threads' CPU time varies: that is not the counts.)
         rc, r, _ = grade(2, submission(2, "boundary"), "--force-timing", "--reps", "1")
         perf, extra = test(r, "performance"), r["extra_data"]["performance"].get("extra_work")
+        counted_twice = "work done twice" in perf["output"] and "CPU time" not in perf["output"]
         expect(points(r, "correctness") == P["correctness"] and extra and
-               abs(extra - 145 / 144) < 1e-6 and "work done twice" not in perf["output"],
+               abs(extra - 145 / 144) < 1e-6 and not counted_twice,
                f"lab 2's boundary row twice: correctness {points(r, 'correctness')}, extra "
                f"work {extra}: {perf['output'][:300]}")
     # Serial in every call (or in every other call), whichever thread (rank) runs it: correct,
