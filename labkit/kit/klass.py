@@ -136,16 +136,7 @@ def find_students(root):
 
 def kill_tagged(tag):
     """SIGKILL to every process whose environment holds TAG_VAR=tag, until none is left."""
-    for _ in range(50):
-        pids = procs.tagged(tag, TAG_VAR)
-        if not pids:
-            return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        time.sleep(0.05)
+    procs.kill_tagged(tag, var=TAG_VAR)
 
 
 class ClassRun:

@@ -392,10 +392,11 @@ def tagged(tag, var="LABKIT_RUN"):
     return pids
 
 
-def kill_tagged(tag, session=None):
-    """SIGKILL to the run's session and to every process carrying its tag, until none is left."""
+def kill_tagged(tag, session=None, var="LABKIT_RUN"):
+    """SIGKILL to the run's session and to every process carrying its tag (var=tag in its
+    environment), until none is left."""
     for _ in range(50):
-        pids = tagged(tag)
+        pids = tagged(tag, var)
         if session is not None:
             try:
                 os.killpg(session, signal.SIGKILL)
