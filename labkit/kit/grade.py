@@ -957,6 +957,18 @@ class Grading:
                           f"that share of the points" if extra > 1.0 else "") +
                          f".{busy_note}")
 
+    def exposed_list(self, paths):
+        """The open paths for a refusal: other students' files first, then this lab's solution
+        files, then the rest; a few of each group, whatever the folders' names sort as."""
+        mine = {os.path.join(ROOT, f) for f in self.manifests[self.lab]["files"]}
+        groups = [sorted(p for p in paths if not p.startswith(ROOT + os.sep)),
+                  sorted(p for p in paths if p in mine),
+                  sorted(p for p in paths if p.startswith(ROOT + os.sep) and p not in mine)]
+        said = []
+        for group in groups:
+            said += group[:4] + ([f"{len(group) - 4} more"] if len(group) > 4 else [])
+        return ", ".join(said)
+
     def make_decoys(self):
         """Decoys (decoys.py) where student code could look for the instructor's project, the
         kit's caches and the other submissions: in the sandbox, as root; else None."""
@@ -1015,11 +1027,9 @@ class Grading:
                     open_ = contain.exposed(ROOT, self.manifests, self.folder, self.lab,
                                             [os.path.dirname(self.cache.base(self.lab, self.mode))])
                     if open_:
-                        more = f" and {len(open_) - 6} more" if len(open_) > 6 else ""
                         self.refused = (f"no sandbox, and the user that runs student code can "
-                                        f"read {', '.join(sorted(open_)[:6])}{more}: close "
-                                        f"them (chmod o-rx, or on a folder above) or install "
-                                        f"bubblewrap")
+                                        f"read {self.exposed_list(open_)}: close them (chmod "
+                                        f"o-rx, or on a folder above) or install bubblewrap")
                         return self
             contain.take()  # from here on, every run's evidence is this grading's
             self.lock()
