@@ -228,7 +228,7 @@ def main():
     failures = check(args.root, args.files or None)
     for f in failures:
         print("FAIL: " + f)
-    if not args.files:
+    if not args.files and NOT_YET:
         print("prose: not yet checked (not yet rewritten): "
               + ", ".join(p for p in NOT_YET if os.path.exists(os.path.join(args.root, p))))
     print(f"prose: {len(args.files or CHECKED)} pages checked; {len(failures)} failures")
