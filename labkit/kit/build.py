@@ -9,6 +9,8 @@
   CACHE/labN-MODE/graded/       the submission's build: a fresh copy of base/ for every grading,
                                 the student's regions written into it, built in the sandbox,
                                 removed when the grading ends
+  CACHE/compilers/ccache/       what the starters' builds compiled (ccache), in a folder only
+                                the grader enters
 
 No grading sees another's files, nothing a student build writes outlives its grading, and no
 student build ever shares a folder with the reference's objects. Student code is compiled in the
@@ -130,8 +132,10 @@ class Cache:
 
     def compiler_cache(self):
         """The folder of ccache's files for the starters' builds (build.compile), the
-        sandboxed user's."""
-        path = os.path.join(self.path, "ccache")
+        sandboxed user's, inside a folder only the grader can enter: a run of student code
+        without a sandbox, as that same user, cannot reach it to plant an object that a later
+        starter (and the reference built on it) would take from the cache."""
+        path = os.path.join(private_folder(os.path.join(self.path, "compilers")), "ccache")
         if not os.path.isdir(path):
             os.makedirs(path)
             self.own(path)

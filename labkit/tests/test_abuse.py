@@ -38,7 +38,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 KIT = os.path.dirname(HERE)
 sys.path.insert(0, KIT)
-from kit import abuse, contain, manifest, procs, regions, sandbox, tree, users  # noqa: E402
+from kit import abuse, build, contain, manifest, procs, regions, sandbox, tree, users  # noqa: E402
 
 ROOT = os.path.dirname(KIT)
 LAB = ["bash", os.path.join(ROOT, "run_scripts", "lab.sh")]
@@ -324,6 +324,15 @@ def exposed():
         expect(rc == 3 and bob not in said and solution in said,
                f"bob closed, the solution open: exit {rc}, '{said}'")
     print(f"refused while open: {said}")
+    # Without a sandbox student code runs as the user that builds the starters: it must not
+    # reach their compiler cache, whose objects later starters and the reference are made of.
+    cc = build.Cache(build.default_cache(ROOT)).compiler_cache()
+    plant = subprocess.run(["sh", "-c", f'mkdir -p "{cc}/0" && echo planted > "{cc}/0/object"'],
+                           capture_output=True, text=True, timeout=60, user=ids[0],
+                           group=ids[1], extra_groups=[], cwd="/")
+    expect(plant.returncode != 0 and not os.path.exists(os.path.join(cc, "0", "object")),
+           f"the user that runs student code wrote into the compiler cache {cc}")
+    print(f"the compiler cache {cc}: out of that user's reach")
 
 
 def submission(n, name):
