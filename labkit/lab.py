@@ -183,14 +183,31 @@ def cmd_class(args):
             print(f"{s.key}\t{','.join(s.ids)}\t{s.folder}")
         return 0
     timing = "off" if args.no_timing else "force" if args.force_timing else "auto"
+    slurm_args = None
+    if args.slurm:
+        from kit import slurm_pass
+        try:
+            slurm_args = slurm_pass.check(args.slurm_args, timing)
+        except klass.ClassError as e:
+            die(f"class: {e}")
+    elif args.slurm_args is not None:
+        die("class: --slurm-args goes with --slurm")
     run = klass.ClassRun(args.lab, m, students, out, reps=args.reps, timing=timing,
-                         lock_wait=args.lock_wait, quiet_wait=args.quiet_wait, say=say)
-    run.run()
+                         lock_wait=args.lock_wait, quiet_wait=args.quiet_wait, say=say,
+                         slurm_args=slurm_args)
+    try:
+        failed = run.run()
+    except klass.ClassError as e:
+        die(f"class: {e}")
     pairs = similarity.compare(args.lab, m, students, out, say)
     n = classreport.write_all(args.lab, m, layout, students, out, pairs, args.release)
     say(f"{n} rows in {os.path.join(args.out, 'grades.csv')}; flags.md, similarity.csv, "
         f"class.md; students' reports: students/ID/student-{args.lab}.md (flags and "
         f"similarity {'released' if args.release else 'held: --release shows them'})")
+    if failed:
+        say(f"{failed} timed grading{'s' * (failed != 1)} on Slurm left no result: run the "
+            f"same command again to time {'them' if failed != 1 else 'it'} again")
+        return 1
     return 0
 
 
@@ -319,6 +336,12 @@ def main(argv=None):
     c.add_argument("--lock-wait", type=int, default=3600,
                    help="seconds a grading waits for another's build cache (default 3600)")
     c.add_argument("--list", action="store_true", help="list the submissions found, and stop")
+    c.add_argument("--slurm", action="store_true",
+                   help="the timing pass as one Slurm job array (sbatch), a task per student, "
+                        "each on a node held exclusively (exit 1 when a task left no result)")
+    c.add_argument("--slurm-args", metavar="'OPTIONS'",
+                   help="sbatch options for that job, in one string, e.g. '--partition=lab "
+                        "--time=30'")
     args = p.parse_args(argv)
     if getattr(args, "quiet_wait", 0) < 0:
         die("--quiet-wait: expected 0 or more seconds")

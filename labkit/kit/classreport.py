@@ -32,6 +32,15 @@ def load_result(folder, lab):
         return None
 
 
+def result_of(out, student, which, lab):
+    """The result of one pass of a student's grading (OUT/students/ID/PASS), or None. Only a
+    report of this lab and of this student's own folder counts: one put there for another
+    student, by hand or by a task given the wrong line, is not theirs."""
+    r = load_result(os.path.join(out, "students", student.key, which), lab)
+    x = (r or {}).get("extra_data", {})
+    return r if r and x.get("lab") == lab and x.get("submission") == student.folder else None
+
+
 def checks(r):
     return [t for t in r.get("tests", []) if t["name"].startswith("correctness:")]
 
@@ -61,7 +70,7 @@ def verdict_of(r, manifest=None):
 def final(out, student, lab):
     """A student's result: the timing pass's where there is one, else the correctness pass's."""
     for which in ("timing", "correctness"):
-        r = load_result(os.path.join(out, "students", student.key, which), lab)
+        r = result_of(out, student, which, lab)
         if r is not None:
             return r
     return None
@@ -210,7 +219,7 @@ def class_md(lab, manifest, layout, results, pairs, out, svg):
 
 def pass_seconds(out, student, lab, which):
     """The seconds of one pass's grading of a student, or None."""
-    r = load_result(os.path.join(out, "students", student.key, which), lab)
+    r = result_of(out, student, which, lab)
     return r.get("extra_data", {}).get("class", {}).get("seconds") if r else None
 
 

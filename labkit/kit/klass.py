@@ -4,7 +4,8 @@
   1. find the students: one folder each, a GitHub Classroom clone folder (ASSIGNMENT-USER
      repositories) or a Gradescope export (submission_metadata.yml beside the submissions);
   2. the correctness pass over the whole class (`grade --no-timing`), then the timing pass for
-     those whose checks all passed, each on a quiet machine (or --force-timing);
+     those whose checks all passed, each on a quiet machine (or --force-timing), or all as
+     one Slurm job array (--slurm: slurm_pass.py);
   3. each grading's reports land in a work folder that is renamed into OUT/students/ID/PASS
      when the grading ends: a result is there whole or not at all, so a killed run resumes
      where it stopped and never grades a finished student again.
@@ -145,13 +146,14 @@ class ClassRun:
     before each timed grading."""
 
     def __init__(self, lab, manifest, students, out, *, reps, timing, lock_wait, quiet_wait,
-                 say):
+                 say, slurm_args=None):
         self.lab, self.m, self.students, self.out = lab, manifest, students, out
         self.reps, self.timing, self.lock_wait, self.quiet_wait = reps, timing, lock_wait, \
             quiet_wait
         self.say = say
+        self.slurm_args = slurm_args  # None: time here; a list: time on Slurm (slurm_pass.py)
         self.work = os.path.join(out, ".work")
-        self.current = None
+        self.cancel = None  # what a signal must also stop (the Slurm pass's job)
         limits = manifest.get("limits", {})
         # The grading bounds itself; this bound is for a grader that does not end.
         self.bound = limits.get("build_s", 1200) + limits.get("grading_s", 1500) + lock_wait + 60
@@ -159,9 +161,13 @@ class ClassRun:
     def result_dir(self, student, which):
         return os.path.join(self.out, "students", student.key, which)
 
+    def work_dir(self, student, which):
+        return os.path.join(self.work, f"{student.key}-{which}")
+
     def done(self, student, which):
-        return os.path.isfile(os.path.join(self.result_dir(student, which),
-                                           f"grade-{self.lab}.json"))
+        """Whether the student has a result of this pass (classreport.result_of: their own)."""
+        from .classreport import result_of
+        return result_of(self.out, student, which, self.lab) is not None
 
     def start(self):
         """Ends what a killed run left behind, and tags this one."""
@@ -186,6 +192,8 @@ class ClassRun:
     def _stop(self, signum, frame):
         self.say(f"stopped by signal {signum}: ending the grading in progress; run the same "
                  f"command again to continue")
+        if self.cancel:
+            self.cancel()
         kill_tagged(self.tag)
         sys.exit(128 + signum)
 
@@ -196,15 +204,25 @@ class ClassRun:
 
     def needs_timing(self, student):
         """A timing grading for a student whose correctness checks all passed."""
-        from .classreport import load_result, passed_all
-        r = load_result(self.result_dir(student, "correctness"), self.lab)
+        from .classreport import passed_all, result_of
+        r = result_of(self.out, student, "correctness", self.lab)
         return r is not None and passed_all(r)
 
     def run(self):
+        """Both passes. Returns the count of Slurm tasks that failed (0 without Slurm)."""
         self.start()
         self._pass("correctness", self.students)
-        if self.timed():
-            self._pass("timing", [s for s in self.students if self.needs_timing(s)])
+        if not self.timed():
+            if self.slurm_args is not None:
+                self.say(f"lab {self.lab} has no timing pass (no performance points, or "
+                         f"timing off): nothing for Slurm")
+            return 0
+        students = [s for s in self.students if self.needs_timing(s)]
+        if self.slurm_args is not None:
+            from . import slurm_pass
+            return slurm_pass.timing_pass(self, students)
+        self._pass("timing", students)
+        return 0
 
     def _pass(self, which, students):
         todo = [s for s in students if not self.done(s, which)]
@@ -251,57 +269,66 @@ class ClassRun:
             time.sleep(8)
 
     def grade_one(self, student, which, wait=None):
-        """One grading, its reports renamed into place when it ends. Returns its verdict."""
-        from .classreport import load_result, verdict_of, write_json
-        work = os.path.join(self.work, f"{student.key}-{which}")
-        shutil.rmtree(work, ignore_errors=True)
-        os.makedirs(work)
-        cmd = [sys.executable, LAB_PY, "grade", str(self.lab), student.folder, "--out", work,
-               "--reps", str(self.reps), "--lock-wait", str(self.lock_wait)]
+        """One grading, here, its reports renamed into place when it ends. Returns its
+        verdict."""
+        from .classreport import verdict_of
+        options = ["--reps", str(self.reps), "--lock-wait", str(self.lock_wait)]
         if which == "correctness":
-            cmd.append("--no-timing")
+            options.append("--no-timing")
         elif self.timing == "force":
-            cmd.append("--force-timing")
-        env = dict(os.environ, **{TAG_VAR: self.tag})
-        t0 = time.time()
-        with open(os.path.join(work, "class.log"), "w", encoding="utf-8") as log:
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
-                                    stderr=subprocess.STDOUT, env=env)
-            self.current = proc
-            try:
-                rc = proc.wait(timeout=self.bound)
-            except subprocess.TimeoutExpired:
-                rc = None
-            kill_tagged(self.tag)  # the grading's processes, and what they left behind
-            proc.wait()
-            self.current = None
-        r = load_result(work, self.lab)
-        if r is None:
-            # No report from the grader: the class records why, as a result of its own.
-            why = (f"the grading did not end within {self.bound} s" if rc is None else
-                   f"lab.sh grade exited {rc} without a report")
-            P = self.m["points"]
-            r = {"score": 0, "output": f"The grader failed, through no fault of the "
-                                       f"submission: {why}", "tests": [],
-                 "extra_data": {"lab": self.lab, "title": self.m["title"],
-                                "submission": student.folder, "reference": "",
-                                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                                "machine": {"cores": machine.cores(), "cpu": machine.cpu_model(),
-                                            "others_busy_cores_before": 0.0},
-                                "max_score": sum(P.values()),
-                                "autograded_max": P["correctness"] + P["performance"],
-                                "refused": "", "ignored": [], "hung": [], "flags": [],
-                                "grader_error": why}}
-            write_json(os.path.join(work, f"grade-{self.lab}.json"), r)
-        r.setdefault("extra_data", {})["class"] = {"seconds": round(time.time() - t0, 1),
-                                                   "pass": which, "exit": rc,
-                                                   "quiet_wait": wait}
-        write_json(os.path.join(work, f"grade-{self.lab}.json"), r)
-        dst = self.result_dir(student, which)
-        os.makedirs(os.path.dirname(dst), exist_ok=True)
-        shutil.rmtree(dst, ignore_errors=True)
-        os.rename(work, dst)  # the whole result appears at once
+            options.append("--force-timing")
+        r = grade_into(self.lab, self.m, student.folder, self.work_dir(student, which),
+                       self.result_dir(student, which), options, bound=self.bound,
+                       tag=self.tag, note={"pass": which, "quiet_wait": wait})
         return f"{verdict_of(r)} {r.get('score', 0):g}"
+
+
+def grade_into(lab, manifest, folder, work, dst, options, *, bound, tag, note):
+    """`lab.py grade LAB FOLDER OPTIONS` with its reports written into the folder `work`,
+    renamed to `dst` when it ends: a result is there whole or not at all. Every process of the
+    grading carries TAG_VAR=tag, and all are ended when it ends or after `bound` seconds. A
+    grading that leaves no report gets one saying why. `note` joins the report's
+    extra_data.class (the class run's bookkeeping). Both passes here and each Slurm task
+    (slurm_pass.py) grade through this. Returns the result."""
+    from .classreport import load_result, write_json
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    cmd = [sys.executable, LAB_PY, "grade", str(lab), folder, "--out", work] + options
+    env = dict(os.environ, **{TAG_VAR: tag})
+    t0 = time.time()
+    with open(os.path.join(work, "class.log"), "w", encoding="utf-8") as log:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, env=env)
+        try:
+            rc = proc.wait(timeout=bound)
+        except subprocess.TimeoutExpired:
+            rc = None
+        kill_tagged(tag)  # the grading's processes, and what they left behind
+        proc.wait()
+    r = load_result(work, lab)
+    if r is None:
+        # No report from the grader: the class records why, as a result of its own.
+        why = (f"the grading did not end within {bound} s" if rc is None else
+               f"lab.sh grade exited {rc} without a report")
+        P = manifest["points"]
+        r = {"score": 0, "output": f"The grader failed, through no fault of the "
+                                   f"submission: {why}", "tests": [],
+             "extra_data": {"lab": lab, "title": manifest["title"],
+                            "submission": folder, "reference": "",
+                            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                            "machine": {"cores": machine.cores(), "cpu": machine.cpu_model(),
+                                        "others_busy_cores_before": 0.0},
+                            "max_score": sum(P.values()),
+                            "autograded_max": P["correctness"] + P["performance"],
+                            "refused": "", "ignored": [], "hung": [], "flags": [],
+                            "grader_error": why}}
+    r.setdefault("extra_data", {})["class"] = dict({"seconds": round(time.time() - t0, 1),
+                                                    "exit": rc}, **note)
+    write_json(os.path.join(work, f"grade-{lab}.json"), r)
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    shutil.rmtree(dst, ignore_errors=True)
+    os.rename(work, dst)  # the whole result appears at once
+    return r
 
 
 def _duration(seconds):
