@@ -502,6 +502,107 @@ pinning lenet-openmp '^lenet: host .* thread [01] of 2 on CPU' 2
 pinning lenet-hybrid '^lenet: host .* thread [01] of 2 on CPU' 4
 pinning lenet-mpirun 'MCW rank [01] bound to' 2
 
+# ---- lab.sh class --slurm: the lab kit's timing pass as a job array (docs/instructors.md) ----
+# A class of two lab 1 submissions: ada holds the solution's LAB 1 region, bob the unchanged
+# starter (its checks fail: it needs no timing). The correctness pass runs here, the timing pass
+# is an array of one task on the test partition's node, held exclusively. The command runs in
+# slurmctld's namespace, with our slurm.conf, as a login node's user would. The kit's build
+# cache is per project: in a clean checkout the first grading builds the starter and the
+# reference (minutes), hence the command's long limit. A second run submits nothing; a result
+# copied by hand into bob's timing folder is not taken as bob's.
+root=$(cd "$here/../.." && pwd)
+class=$tmp/class
+lab=(python3 "$root/labkit/lab.py")
+# class_run LIMIT: the command, bounded by LIMIT seconds.
+class_run() {
+  slurm timeout "$1" "${lab[@]}" class 1 "$class/subs" "$class/out" --slurm --reps 1
+}
+start=$SECONDS
+# The solution's LAB 1 region in ada's copy of the starter.
+solve() {
+  python3 - "$root" "$1" <<'EOF'
+import os, sys
+root, dst = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(root, "labkit"))
+from kit import manifest, regions, tree
+m = manifest.load(1)
+for f, bodies in tree.solution(root, m).items():
+    path = os.path.join(dst, f)
+    text = regions.replace(tree.read(path), 1, bodies)
+    with open(path, "w") as out:
+        out.write(text)
+EOF
+}
+# class_csv STUDENT: the STUDENT's total and verdict in grades.csv ("total verdict").
+class_csv() {
+  python3 -c 'import csv, sys
+rows = {r["student"]: r for r in csv.DictReader(open(sys.argv[1]))}
+r = rows.get(sys.argv[2], {})
+print(*[v for k, v in r.items() if k.startswith("total")], r.get("verdict"))' \
+    "$class/out/grades.csv" "$1" 2>/dev/null
+}
+if ! { "${lab[@]}" start 1 "$class/subs/ada" && "${lab[@]}" start 1 "$class/subs/bob" &&
+  solve "$class/subs/ada"; } >"$tmp/class-start.log" 2>&1; then
+  cat "$tmp/class-start.log"
+  fail "lab.sh start 1, twice, and the solution's region in one copy"
+else
+  class_run 1500 >"$tmp/class-1.log" 2>&1
+  rc=$?
+  sed 's/^/    /' "$tmp/class-1.log"
+  job=$(cat "$class/out/.slurm/job" 2>/dev/null)
+  tasks=$(slurm scontrol show job -o "$job" 2>/dev/null | grep -c 'ArrayTaskId=')
+  completed=$(slurm scontrol show job -o "$job" 2>/dev/null | grep -c 'JobState=COMPLETED')
+  # The timed result: ada's, from this job's task 0, and its performance measured or why not.
+  perf=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+x = r["extra_data"]
+t = [t for t in r["tests"] if t["name"].startswith("performance:")]
+out = (t[0].get("output") or "").strip().splitlines() if t else []
+ok = (x["class"]["slurm"]["job"] == sys.argv[2] and x["submission"].endswith("/ada") and
+      bool(t) and (x["performance"]["status"] == "measured" or
+                   bool(out) and out[0].startswith("not measured: ")))
+print("ok" if ok else "no", x["performance"]["status"], "|", out[0] if out else "")' \
+    "$class/out/students/ada/timing/grade-1.json" "$job" 2>&1 | tail -n 1)
+  ada=$(class_csv ada) bob=$(class_csv bob)
+  if [[ $rc -ne 0 || -z $job || $tasks -ne 1 || $completed -ne 1 || $perf != ok* ||
+    $ada != *" CORRECT" || $bob != *" WRONG" || -e $class/out/students/bob/timing ]]; then
+    fail "lab.sh class 1 SUBS OUT --slurm: exit $rc, job '$job' with $tasks array task(s)," \
+      "$completed COMPLETED (want 1 and 1); ada's timing result: '$perf'; grades.csv: ada" \
+      "'$ada', bob '$bob' (want CORRECT and WRONG, and no timing for bob)"
+    tail -n 20 "$class/out/.slurm/"timing-*.out 2>/dev/null | sed 's/^/    /'
+  else
+    echo "ok   lab.sh class 1 SUBS OUT --slurm in $((SECONDS - start)) s: job $job, one array" \
+      "task, COMPLETED; ada timed on Slurm (performance: ${perf#ok }); grades.csv: ada $ada," \
+      "bob $bob"
+  fi
+  # Again: nothing left to time, nothing submitted.
+  start=$SECONDS
+  class_run 300 >"$tmp/class-2.log" 2>&1
+  rc=$?
+  if [[ $rc -ne 0 || $(cat "$class/out/.slurm/job" 2>/dev/null) != "$job" ]] ||
+    ! grep -q 'timing on Slurm: 0 to time (1 of 1 timed by an earlier run: kept)' \
+      "$tmp/class-2.log"; then
+    fail "lab.sh class --slurm, run again: exit $rc, or it submitted a job (want '0 to time')"
+    sed 's/^/    /' "$tmp/class-2.log"
+  else
+    echo "ok   run again ($((SECONDS - start)) s): $(grep -o 'timing on Slurm: 0 to time.*' \
+      "$tmp/class-2.log")"
+  fi
+  # A result planted by hand: ada's timing copied into bob's timing folder is not bob's.
+  if [[ -d $class/out/students/ada/timing ]]; then
+    cp -r "$class/out/students/ada/timing" "$class/out/students/bob/timing"
+    class_run 300 >"$tmp/class-3.log" 2>&1
+    rc=$?
+    if [[ $rc -ne 0 || $(class_csv bob) != "$bob" ]]; then
+      fail "ada's timing result copied to bob's folder: exit $rc, bob in grades.csv" \
+        "'$(class_csv bob)', want '$bob' as before"
+      sed 's/^/    /' "$tmp/class-3.log"
+    else
+      echo "ok   ada's timing result copied into bob's folder: not taken (bob: $(class_csv bob))"
+    fi
+  fi
+fi
+
 start=$SECONDS
 teardown
 echo "cluster stopped and removed in $((SECONDS - start)) s"
