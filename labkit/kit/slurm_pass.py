@@ -18,6 +18,7 @@ import math
 import os
 import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -178,7 +179,8 @@ def wait(run, job, k):
             if done != last or now - told >= TOLD_S:
                 states = {}
                 for _, state, reason in left:
-                    key = state + (f": {reason}" if state == "PENDING" and reason else "")
+                    why = state == "PENDING" and reason not in ("", "None", "(null)")
+                    key = state + (f": {reason}" if why else "")
                     states[key] = states.get(key, 0) + 1
                 run.say(f"timing on Slurm: {done} of {k} done" +
                         (f" ({', '.join(f'{n} {s}' for s, n in sorted(states.items()))}; "
@@ -261,9 +263,18 @@ def task(argv):
     node = os.environ.get("SLURMD_NODENAME") or socket.gethostname()
     job = os.environ.get("SLURM_ARRAY_JOB_ID", "")
     print(f"task {a.index}: timing {key} ({folder}) on {node}, job {job}", flush=True)
+    tag = f"{a.tag}.{a.index}"
+
+    def stop(signum, frame):  # scancel, or the time limit: the grading ends with the task
+        print(f"task {a.index}: stopped by signal {signum}: no result for {key}", flush=True)
+        klass.kill_tagged(tag)
+        sys.exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
     options = ["--reps", str(a.reps), "--lock-wait", str(a.lock_wait), "--force-timing"]
     r = klass.grade_into(a.lab, manifest.load(a.lab), folder, work, result, options,
-                         bound=a.bound, tag=f"{a.tag}.{a.index}",
+                         bound=a.bound, tag=tag,
                          note={"pass": "timing", "quiet_wait": None,
                                "slurm": {"job": job, "task": a.index, "node": node}})
     x = r.get("extra_data", {})

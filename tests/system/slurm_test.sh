@@ -509,7 +509,7 @@ pinning lenet-mpirun 'MCW rank [01] bound to' 2
 # slurmctld's namespace, with our slurm.conf, as a login node's user would. The kit's build
 # cache is per project: in a clean checkout the first grading builds the starter and the
 # reference (minutes), hence the command's long limit. A second run submits nothing; a result
-# copied by hand into bob's timing folder is not taken as bob's.
+# copied by hand into bob's timing folder is not taken as bob's; a SIGTERM cancels the job.
 root=$(cd "$here/../.." && pwd)
 class=$tmp/class
 lab=(python3 "$root/labkit/lab.py")
@@ -600,6 +600,38 @@ print("ok" if ok else "no", x["performance"]["status"], "|", out[0] if out else 
     else
       echo "ok   ada's timing result copied into bob's folder: not taken (bob: $(class_csv bob))"
     fi
+  fi
+  # SIGTERM while the array runs: the command cancels the job (scancel), its task ends the
+  # grading, and no timing result is left for ada. (timeout's child gets the signal it gets.)
+  rm -rf "$class/out/students/ada/timing" "$class/out/students/bob/timing"
+  SLURM_CONF=$conf nsenter --net="/run/netns/$ctl_ns" timeout 300 \
+    "${lab[@]}" class 1 "$class/subs" "$class/out" --slurm --reps 1 >"$tmp/class-4.log" 2>&1 &
+  pid=$!
+  new_job() {
+    job4=$(cat "$class/out/.slurm/job" 2>/dev/null)
+    [[ $job4 != "$job" ]] && grep -qs 'timing ada' "$class/out/.slurm/timing-${job4}_0.out"
+  }
+  if wait_for 120 "a new job's task grading ada" new_job; then
+    kill -TERM "$pid"
+    wait "$pid"
+    rc=$?
+    job_gone() { [[ -z $(slurm squeue -h -j "$job4" 2>/dev/null) ]]; }
+    wait_for 60 "job $job4 leaves the queue" job_gone
+    state=$(job_state "$job4")
+    if [[ $rc -ne 143 || $state != CANCELLED || -e $class/out/students/ada/timing ]] ||
+      ! grep -q "job $job4 cancelled" "$tmp/class-4.log"; then
+      fail "SIGTERM during the array: exit $rc (want 143), job $job4 $state (want CANCELLED)," \
+        "ada's timing result $([[ -e $class/out/students/ada/timing ]] || echo "not ")there" \
+        "(want none)"
+      sed 's/^/    /' "$tmp/class-4.log" "$class/out/.slurm/timing-${job4}_0.out"
+    else
+      echo "ok   SIGTERM while job $job4 ran: exit $rc, the job CANCELLED, no result for ada;" \
+        "its task: $(grep -m1 'stopped by signal' "$class/out/.slurm/timing-${job4}_0.out")"
+    fi
+  else
+    kill -TERM "$pid" 2>/dev/null
+    wait "$pid"
+    sed 's/^/    /' "$tmp/class-4.log"
   fi
 fi
 
