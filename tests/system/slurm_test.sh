@@ -7,9 +7,12 @@
 # hosts the ranks ran on. The cluster lives in network namespaces joined by a bridge: slurmctld
 # and the one-node jobs' node (this machine's host name) in one, and two more nodes, each a
 # slurmd in a namespace of its own with its own address and host name (a UTS namespace), for the
-# two-node jobs (srun --mpi=pmix across slurmd daemons). Then everything is stopped and removed,
-# also when the test is interrupted (a trap on EXIT, reached from SIGINT and SIGTERM too), and
-# the test fails if a process of its cluster or a namespace is left.
+# two-node jobs (srun --mpi=pmix across slurmd daemons). Then the lab kit's `lab.sh class --slurm`
+# times a class of two lab 1 submissions as a job array on the same cluster (its first grading
+# builds the kit's starter and reference where this checkout has no build cache yet: minutes).
+# Then everything is stopped and removed, also when the test is interrupted (a trap on EXIT,
+# reached from SIGINT and SIGTERM too), and the test fails if a process of its cluster or a
+# namespace is left.
 #
 # Usage: slurm_test.sh BUILD_DIR
 # Exit status: 0 passed, 1 failed, 77 SKIPPED (not root, Slurm, munge or iproute2 not installed,
