@@ -205,8 +205,8 @@ def cmd_class(args):
         f"class.md; students' reports: students/ID/student-{args.lab}.md (flags and "
         f"similarity {'released' if args.release else 'held: --release shows them'})")
     if failed:
-        say(f"{failed} timed grading{'s' * (failed != 1)} on Slurm left no result: run the "
-            f"same command again to time {'them' if failed != 1 else 'it'} again")
+        say(f"{failed} Slurm task{'s' * (failed != 1)} failed (above): run the same command "
+            f"again to time again each student left without a timing result")
         return 1
     return 0
 

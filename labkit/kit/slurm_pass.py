@@ -93,8 +93,8 @@ def timing_pass(run, students):
     # The lab's bound for one grading, and a little for Slurm to start and end the task.
     minutes = math.ceil((run.bound + 120) / 60)
     cmd = ["sbatch", "--parsable", f"--array=0-{len(todo) - 1}", "--exclusive",
-           f"--time={minutes}", f"--output={os.path.join(folder, 'timing-%A_%a.out')}",
-           f"--job-name=lab{run.lab}-timing"] + run.slurm_args + [script]
+           f"--time={minutes}", f"--output={os.path.join(folder, 'timing-%A_%a.out')}"] + \
+        run.slurm_args + [f"--job-name={name(run)}", script]  # the name: cancel_earlier's
     rc, out, err = slurm(cmd)
     job = out.strip().split(";")[0]
     if rc != 0 or not job.isdigit():
@@ -111,6 +111,11 @@ def timing_pass(run, students):
     return gather(run, job, todo, folder, ended)
 
 
+def name(run):
+    """The job's name."""
+    return f"lab{run.lab}-timing"
+
+
 def cancel_earlier(run, folder):
     """Cancels the job of an earlier run that was stopped before its job ended, and waits until
     it has left the queue: two tasks must never write one student's result."""
@@ -121,6 +126,9 @@ def cancel_earlier(run, folder):
         return
     if not job.isdigit() or not queued(job):
         return
+    rc, out, _ = slurm(["squeue", "-h", "-j", job, "-o", "%j"])
+    if rc != 0 or set(out.split()) != {name(run)}:
+        return  # the number is now another job's
     run.say(f"timing on Slurm: job {job} of an earlier run is still in the queue")
     cancel(job, run.say)
     end = time.monotonic() + 120
