@@ -512,7 +512,8 @@ pinning lenet-mpirun 'MCW rank [01] bound to' 2
 # slurmctld's namespace, with our slurm.conf, as a login node's user would. The kit's build
 # cache is per project: in a clean checkout the first grading builds the starter and the
 # reference (minutes), hence the command's long limit. A second run submits nothing; a result
-# copied by hand into bob's timing folder is not taken as bob's; a SIGTERM cancels the job.
+# copied by hand into bob's timing folder is not taken as bob's; a SIGTERM cancels the job;
+# after a SIGKILL, the next run cancels the killed run's job and submits its own.
 root=$(cd "$here/../.." && pwd)
 class=$tmp/class
 lab=(python3 "$root/labkit/lab.py")
@@ -635,6 +636,39 @@ print("ok" if ok else "no", x["performance"]["status"], "|", out[0] if out else 
     kill -TERM "$pid" 2>/dev/null
     wait "$pid"
     sed 's/^/    /' "$tmp/class-4.log"
+  fi
+  # SIGKILL while the array runs (no handler: the job stays), then the same command again: it
+  # cancels the earlier run's job and times ada in a job of its own.
+  job=$job4
+  SLURM_CONF=$conf nsenter --net="/run/netns/$ctl_ns" timeout 300 \
+    "${lab[@]}" class 1 "$class/subs" "$class/out" --slurm --reps 1 >"$tmp/class-5.log" 2>&1 &
+  pid=$!
+  if wait_for 120 "a new job's task grading ada" new_job; then
+    job5=$job4
+    kill -KILL "$(pgrep -P "$pid")"  # lab.py, timeout's child
+    wait "$pid" 2>/dev/null
+    start=$SECONDS
+    class_run 300 >"$tmp/class-6.log" 2>&1
+    rc=$?
+    job6=$(cat "$class/out/.slurm/job" 2>/dev/null)
+    by=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["extra_data"]["class"]["slurm"]["job"])' \
+      "$class/out/students/ada/timing/grade-1.json" 2>/dev/null)
+    if [[ $rc -ne 0 || $(job_state "$job5") != CANCELLED || $job6 == "$job5" ||
+      $by != "$job6" ]] || ! grep -q "job $job5 of an earlier run is still in the queue" \
+      "$tmp/class-6.log"; then
+      fail "after a SIGKILL, run again: exit $rc, the killed run's job $job5" \
+        "$(job_state "$job5") (want CANCELLED), ada's timing result from job '$by' (want the" \
+        "new job $job6)"
+      sed 's/^/    /' "$tmp/class-5.log" "$tmp/class-6.log"
+    else
+      echo "ok   SIGKILL while job $job5 ran, then run again ($((SECONDS - start)) s): job $job5" \
+        "cancelled, ada timed by job $job6"
+    fi
+  else
+    kill -TERM "$pid" 2>/dev/null
+    wait "$pid"
+    sed 's/^/    /' "$tmp/class-5.log"
   fi
 fi
 
