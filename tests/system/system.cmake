@@ -74,16 +74,14 @@ if(TARGET lenet-mpi AND TARGET lenet-openmp)
   set(_slurm_test
     "slurm: experiments/slurm/ jobs on 1 node and on 2 nodes, bit-identical to serial")
   add_test(NAME "${_slurm_test}" COMMAND bash ${_system}/slurm_test.sh ${CMAKE_BINARY_DIR})
-  # RUN_SERIAL: its nodes offer 8 CPUs on this 2-core machine; other tests beside it would only
-  # slow both. TIMEOUT: above the script's own limits (60 s start, 240 s jobs, 1500 + 5 x 300 s
-  # for lab.sh class --slurm, whose first grading in a clean checkout builds the lab kit's
-  # starter and reference, teardown), so that its trap, not CTest's kill, ends a stuck run.
-  set_tests_properties("${_slurm_test}"
-    PROPERTIES LABELS "slurm" SKIP_RETURN_CODE 77 TIMEOUT 3600 RUN_SERIAL TRUE)
-  # After lab 1's gradings (where both run), whose starter and reference builds its class run
-  # then finds in the lab kit's cache: minutes less of a test that runs alone.
-  set_property(TEST "${_slurm_test}" APPEND PROPERTY DEPENDS
-    "labkit: lab 1 graded, sealed and bounded")
+  # RESOURCE_LOCK lab-cache: its class run grades through the lab kit's cache, one test at a
+  # time with the kit's own tests (whose checks look for processes left in that cache). It runs
+  # after lab 1's gradings (DEPENDS), whose starter and reference builds it then finds made.
+  # TIMEOUT: above the script's own limits (60 s start, 240 s jobs, 1500 + 5 x 300 s for
+  # lab.sh class --slurm, whose first grading in a clean checkout builds the lab kit's starter
+  # and reference, teardown), so that its trap, not CTest's kill, ends a stuck run.
+  set_tests_properties("${_slurm_test}" PROPERTIES LABELS "slurm" SKIP_RETURN_CODE 77
+    TIMEOUT 3600 RESOURCE_LOCK lab-cache DEPENDS "labkit: lab 1 graded, sealed and bounded")
 endif()
 
 # ---- lenet-mpi-smpi (cmake/smpi.cmake) under SimGrid's smpirun: the simulated run trains the
