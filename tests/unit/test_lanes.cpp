@@ -84,7 +84,9 @@ TEST_CASE("lanes: one sample: ref's activations and gradient within float32 roun
       CHECK(close_enough("z3", vec(b.z3), vec(a.z3), rtol));
       CHECK(close_enough("p", vec(b.p), vec(a.p), rtol));
       CHECK(close_enough("loss", {ll}, {lr}, rtol));
-      CHECK(params_close("grad", got, want, rtol));
+      // Each of W1's gradients sums 576 products, which cancel: there the two orders' rounding
+      // differs more than in one product (2.6e-5 in an -O2 build, sanitize.sh, on a Zen CPU).
+      CHECK(params_close("grad", got, want, 10 * rtol));
     }
   }
 }
