@@ -726,12 +726,13 @@ class Grading:
         try:
             if perf.get("checksum"):
                 line = tree.read(os.path.join(here, perf["checksum"])).split()
+                # WHAT calls N seed S checked C sums S0 ... S15 checksum TOTAL
+                head, sums = line[:line.index("sums")], line[line.index("sums") + 1:-2]
                 if key == "parallel":  # what was checked, for the report
-                    words = dict(zip(line[1:9:2], line[2:9:2]))
+                    words = dict(zip(head[1::2], head[2::2]))
                     self.performance["checked"] = (f"{words.get('checked', '?')} of "
                                                    f"{words.get('calls', '?')} calls")
                 # The sums of the checked calls' results, each compared, then their total.
-                sums = line[line.index("sums") + 1:line.index("checksum")]
                 return r.seconds, r, [float(v) for v in sums + line[-1:]]
             return r.seconds, r, verdicts.read_checkpoint(os.path.join(here, "params.ck"))
         except (OSError, ValueError, IndexError, verdicts.Unreadable):
