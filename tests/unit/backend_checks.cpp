@@ -43,7 +43,8 @@ const Dataset& vector_train_8x() {
 
 void check_one_step_vectors(const BackendFactory& make) {
   const Vectors& v = Vectors::shared();
-  for (int B : {1, 4, 7}) {
+  // 40: three chunks, so that a team shares the step (1, 4 and 7 are one chunk each).
+  for (int B : {1, 4, 7, 40}) {
     const std::string name = "step.B" + std::to_string(B);
     auto b = make();
     b->bind_data(vector_train(), vector_test());

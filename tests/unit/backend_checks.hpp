@@ -21,8 +21,9 @@ const Dataset& vector_test();
 // thread of 3 or 4, and enough images for a test loss that a double sum rounds.
 const Dataset& vector_train_8x();
 
-// One SGD step (B = 1, 4, 7, lr 0.5, seed-1 init) against step.B*.params / step.B*.loss, and the
-// 64-step trajectory against traj.* (Catch2 CHECKs; tolerances documented in backend_checks.cpp).
+// One SGD step (B = 1, 4, 7, 40, lr 0.5, seed-1 init) against step.B*.params / step.B*.loss, and
+// the 64-step trajectory against traj.* (Catch2 CHECKs; tolerances documented in
+// backend_checks.cpp).
 void check_one_step_vectors(const BackendFactory& make);
 void check_trajectory_vectors(const BackendFactory& make);
 

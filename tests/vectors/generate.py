@@ -246,7 +246,9 @@ def main():
         w.put("f32", f"sample{s}.loss", [loss])
         w.put("f32", f"sample{s}.grad", grad)
 
-    for B in (1, 4, 7):
+    # B = 40 is three chunks (16, 16 and 8 samples): a step that a team of threads or ranks
+    # shares, where 1, 4 and 7 are one chunk each.
+    for B in (1, 4, 7, 40):
         loss, grad, _ = loss_and_grad(init1, xtr[:B], ytr[:B])
         w.put("f32", f"step.B{B}.loss", [loss])
         w.put("f32", f"step.B{B}.grad", grad)
@@ -291,7 +293,7 @@ def self_check(xtr, ytr, sample_grads):
               "step.B7.params": N_PARAMS, "traj.loss": 64, "traj.checksum": 64}
     for name, n in expect.items():
         assert len(t[name][1]) == n, name
-    assert len(t) == 7 + 4 * 10 + 3 * 3 + 6, len(t)
+    assert len(t) == 7 + 4 * 10 + 4 * 3 + 6, len(t)
     init1 = t["init.seed1"][1]
     assert init1.view(np.uint32).tolist() == init_params(1).view(np.uint32).tolist()
     d = np.abs(t["step.B1.grad"][1] - t["sample0.grad"][1]).max()
