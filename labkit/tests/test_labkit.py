@@ -543,6 +543,16 @@ def one_lab(n):
                 perf["output"] or "CPU time per thread" in perf["output"]),
                f"lab {n}'s {name} submission: correctness {points(r, 'correctness')}, "
                f"performance {perf['score']}: {perf['output'][:300]}")
+    # Issue 48: an honest mistake that leaves the last parameters of a team's step unupdated.
+    # Right on one thread: the PyTorch check's B = 40 step (three chunks) on 2 threads fails too.
+    if n == 1:
+        rc, r, _ = grade(1, submission(1, "droplast"), "--no-timing")
+        vectors = test(r, "correctness: one step and 64 steps match PyTorch")
+        expect(rc == 1 and points(r, "correctness") == build_points and
+               vectors["score"] == 0 and not r["extra_data"]["flags"],
+               f"lab 1's last parameters dropped on a team: correctness "
+               f"{points(r, 'correctness')} of {build_points}, PyTorch check "
+               f"{vectors['score']}: {vectors['output'][:200]}")
     attacks(n, P)
     # Hangs: a report, the hung check stopped at its own limit (the reference's time, scaled,
     # capped: not a guessed wall time, which a busy machine's build alone can pass), the checks
