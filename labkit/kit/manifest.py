@@ -9,6 +9,7 @@ import os
 import re
 
 KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # labkit/
+ROOT = os.path.dirname(KIT)  # the tree this kit belongs to: the instructor's, or a starter
 CHECK_KINDS = {"build", "ctest", "same_bits", "verify", "trains_like", "work"}
 # A ctest check's label: matched whole (ctest -L '^label$'), so no character of a regex in it.
 LABEL = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
