@@ -8,9 +8,10 @@ import json
 import os
 import re
 
+from .grade_checks import KINDS
+
 KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # labkit/
 ROOT = os.path.dirname(KIT)  # the tree this kit belongs to: the instructor's, or a starter
-CHECK_KINDS = {"build", "ctest", "same_bits", "verify", "trains_like", "work"}
 # A ctest check's label: matched whole (ctest -L '^label$'), so no character of a regex in it.
 LABEL = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
@@ -65,7 +66,8 @@ def load(lab):
                f"the {mode} checks' points add up to {total}, not points.correctness "
                f"{m['points']['correctness']}")
     for c in m["checks"]:
-        _check(c.get("kind") in CHECK_KINDS, lab, f"check '{c.get('name')}': unknown kind")
+        _check(c.get("kind") == "build" or c.get("kind") in KINDS, lab,
+               f"check '{c.get('name')}': unknown kind")
         if c["kind"] == "ctest":
             # Its tests by CTest label, never by name (tests/unit/unit.cmake gives the labels).
             _check(isinstance(c.get("label"), str) and LABEL.fullmatch(c["label"]), lab,
