@@ -91,6 +91,22 @@ class Grading(Builds, Runs, Checks, CTest, Performance, Exposure):
         # the reference's runs and the student's, so that nothing built before the grading can
         # know the timed runs' data order, initial parameters or checked calls.
         self.secret = str(secrets.randbits(62) + 2)
+        # Set by grade() and its steps, in this order.
+        self.work_dir = None  # this grading's own folder, removed when it ends
+        self.data = None  # the data folder that runs see (in the cache)
+        self.digits = None  # the timing data, inside it
+        self.work = None  # {file: [bodies]}: the lab's regions of the submission
+        self.where = None  # {file: [first line of each body]}, for the build's messages
+        self.lock_file = None  # holds the cache's lock between lock() and unlock()
+        self.base_stamp = None  # what the starter's build was made from
+        self.ref = None  # the reference's build.Tree (in a self-check: the submission's)
+        self.ref_bin = None  # its executables
+        self.ref_outputs = None  # its runs' outputs, kept per build of the reference
+        self.graded = None  # the submission's build.Tree
+        self.bin = None  # its executables
+        self.view = None  # {src, build, bin, data, run}: the paths as student code sees them
+        self.binds = None  # [(path, where student code sees it)] of what it may read
+        self.runs = 0  # how many run folders so far (run-1, run-2, ...)
 
     # ---- the log: every command and its output, for grade-N.log (procs.run writes to it) ----
     def write(self, text):

@@ -43,7 +43,7 @@ class Runs:
 
     def new_folder(self):
         """A new, empty folder for one run's files: no run finds what another left."""
-        self.runs = getattr(self, "runs", 0) + 1
+        self.runs += 1
         path = os.path.join(self.work_dir, f"run-{self.runs}")
         os.makedirs(path)
         if self.cache.owner:
