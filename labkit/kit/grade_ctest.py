@@ -166,24 +166,3 @@ class CTest:
     def skip_reason(output):
         m = re.search(r"SKIPPED[^\n]*", output)
         return m.group(0) if m else "skipped"
-
-    @staticmethod
-    def failure(output):
-        """One line from a failed Catch2 test's output (plain text): the check that failed
-        first, then what it got: "CHECK( a == b ) got: 1 == 2 (tests/x.cpp:12)"."""
-        lines = [l.strip() for l in output.split("\n")]
-        for i, line in enumerate(lines):
-            if line.endswith("FAILED:"):
-                what = []
-                for l in lines[i + 1:i + 12]:
-                    if re.fullmatch(r"[-=.]{10,}", l) or l.endswith("FAILED:"):
-                        break  # the next test case, or the next failure
-                    if l:
-                        what.append(l)
-                where = line[:-len("FAILED:")].strip().rstrip(":")
-                joined = " ".join(what).replace("with expansion:", "got:")
-                return (joined + (f" ({os.path.basename(where)})" if where else ""))[:400]
-        for line in lines:
-            if "error" in line.lower() or "expected" in line.lower():
-                return line[:400]
-        return "failed (grade log has its output)"

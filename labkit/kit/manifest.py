@@ -8,10 +8,11 @@ import json
 import os
 import re
 
-from .grade_checks import KINDS
-
 KIT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # labkit/
 ROOT = os.path.dirname(KIT)  # the tree this kit belongs to: the instructor's, or a starter
+# The check kinds a manifest may name: the build, and grade_checks.KINDS's (test_labkit.py kit
+# checks that the two agree).
+CHECK_KINDS = {"build", "ctest", "same_bits", "verify", "trains_like", "work"}
 # A ctest check's label: matched whole (ctest -L '^label$'), so no character of a regex in it.
 LABEL = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
@@ -66,7 +67,7 @@ def load(lab):
                f"the {mode} checks' points add up to {total}, not points.correctness "
                f"{m['points']['correctness']}")
     for c in m["checks"]:
-        _check(c.get("kind") == "build" or c.get("kind") in KINDS, lab,
+        _check(c.get("kind") in CHECK_KINDS, lab,
                f"check '{c.get('name')}': unknown kind")
         if c["kind"] == "ctest":
             # Its tests by CTest label, never by name (tests/unit/unit.cmake gives the labels).

@@ -43,8 +43,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KIT = os.path.dirname(HERE)
 ROOT = os.path.dirname(KIT)
 sys.path.insert(0, KIT)
-from kit import build, grade as grading, manifest, procs, regions, stream, tree, users, \
-    verdicts  # noqa: E402
+from kit import (build, grade as grading, grade_checks, manifest, procs, regions,  # noqa: E402
+                 stream, tree, users, verdicts)
 
 LAB = ["bash", os.path.join(ROOT, "run_scripts", "lab.sh")]
 TMP = tempfile.mkdtemp(prefix="labkit-test-")
@@ -173,41 +173,12 @@ def answer_lines(manifests):
     return answers
 
 
-# A failed Catch2 check as CTest's JUnit file holds it: Catch2 v2's output with --use-colour
-# yes, each ESC written as CTest's marker.
-CATCH_FAILURE = """\
--------------------------------------------------------------------------------
-\x1b[0mlayer kernels compute ref's bits
-\x1b[0m-------------------------------------------------------------------------------
-\x1b[0;37mtests/unit/test_openmp.cpp:3
-...............................................................................
-
-\x1b[0m\x1b[0;37mtests/unit/test_openmp.cpp:5: \x1b[0m\x1b[1;31mFAILED:
-\x1b[0m\x1b[0;36m  CHECK( max_diff == 0.0f )
-\x1b[0mwith expansion:
-\x1b[1;33m  0.25f == 0.0f
-\x1b[0m
-\x1b[0;37mtests/unit/test_openmp.cpp:7: \x1b[0m\x1b[1;31mFAILED:
-\x1b[0m\x1b[0;36m  REQUIRE( 1 + 1 == 3 )
-\x1b[0mwith expansion:
-\x1b[1;33m  2 == 3
-\x1b[0m
-\x1b[1;31m=========================================================\x1b[0m
-""".replace("\x1b", "[NON-XML-CHAR-0x1B]")
-
-
-def feedback():
-    """A failed test's line in a report: plain text, the first failed check's expression and
-    its expansion first."""
-    line = grading.Grading.failure(procs.plain(CATCH_FAILURE))
-    readable("the line of a failed Catch2 test", line)
-    want = "CHECK( max_diff == 0.0f ) got: 0.25f == 0.0f"
-    expect(line.startswith(want), f"a failed Catch2 test reads '{line}', not '{want} ...'")
-
-
 def kit():
-    feedback()
     manifests = manifest.load_all()
+    # Each check kind a manifest may name has its method in the grader, and no other has one.
+    expect(manifest.CHECK_KINDS == set(grade_checks.KINDS) | {"build"},
+           f"manifest.CHECK_KINDS {sorted(manifest.CHECK_KINDS)} and the grader's kinds "
+           f"{sorted(grade_checks.KINDS)} differ")
     # One definition: each handout's rubric table is the manifest's.
     for n, m in manifests.items():
         handout = tree.read(os.path.join(ROOT, m["handout"]))
