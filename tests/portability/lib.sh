@@ -46,3 +46,14 @@ stage() {
 # stage_time NAME START [NOTE]: "== NAME: N s [NOTE]", N the seconds since START ($SECONDS then),
 # for a step timed without stage (one expected to fail, one of several commands).
 stage_time() { echo "== $1: $((SECONDS - $2)) s${3:+ $3}"; }
+
+# test_targets BUILD_IN CTEST...: the targets whose programs the tests picked by CTEST... (a
+# ctest command with its label options; -N -V are added) start: each executable under BUILD_IN
+# (the build folder as those commands name it) that a test command names, by its file name,
+# which is its target's name. A leg then builds what it tests rather than every program.
+test_targets() {
+  local build=$1
+  shift
+  "$@" -N -V | sed -n 's/^[0-9]*: Test command: //p' | tr ' ' '\n' | tr -d '"' |
+    sed -n "s|^$build/.*/\([A-Za-z0-9_-]*\)\$|\1|p" | sort -u
+}

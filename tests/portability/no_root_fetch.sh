@@ -40,7 +40,7 @@ home=$tmp/home
 mkdir -p "$home/tmp"
 [[ ${#user[@]} -eq 0 ]] || chown -R nobody "$home"
 
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # stage, stage_time, stage_pid
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # stage, stage_time, stage_pid, test_targets
 # On any way out: the running stage's process group (timeout leads one), then the folder.
 cleanup() {
   [[ -z $stage_pid ]] || kill -KILL -- "-$stage_pid" 2>/dev/null
@@ -165,7 +165,10 @@ check "Catch2 from the handed copy: $(said Catch2)" \
   grep -q "lenet: Catch2 not found: using Catch2 $catch2_version from $catch2_archive" \
   "$tmp/configure.log"
 
-user_stage build 1200 cmake --build "$build" -j "$(nproc)"
+# What the tests below run (and install copies), not every program.
+mapfile -t targets < <(test_targets "$build" as_user 60 ctest --test-dir "$build" -L "serial|openmp")
+check "targets: ${targets[*]}" test "${#targets[@]}" -gt 0
+user_stage build 1200 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 check "the programs include the handed CLI11 ($cli11_dir/include)" \
   grep -qE -- "(-I|-isystem )$cli11_dir/include" "$build/compile_commands.json"
 check "the tests include the fetched Catch2 ($build/_deps/catch2-src/src)" \
