@@ -91,8 +91,9 @@ cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.start
 rows = [[datetime.date.today().isoformat(), start, cpu, cores, state, "main", commit, r, p,
          "1" if p == "lenet-serial" else "2", batch, data, s, commands[p]]
         for r, p, s in (line.split() for line in open(runs))]
+text = open(path).read()
 with open(path + ".tmp", "w", newline="") as f:
-    f.write(open(path).read())
+    f.write(text if text.endswith("\n") else text + "\n")
     csv.writer(f, lineterminator="\n").writerows(rows)
 os.replace(path + ".tmp", path)
 print(f"two_cores.sh: {len(rows)} rows added to {path}")

@@ -17,6 +17,11 @@ writes from labkit/tests/submissions/.
                           grade, the attack is flagged, the copy pair is listed and no honest
                           pair is; a third run with --release grades nothing, writes the same
                           grades.csv, and shows the held flag to its student
+  test_class.py every     every lab's class: the solution and each of the kit's submissions
+                          of that lab, graded with one timing round: each gets its expected
+                          correctness, verdict and (where the clock does not decide)
+                          performance, and only the FLAGGED ones have flags; prints the
+                          seconds a grading of each lab (docs/data/class.csv)
 
 Exit 0: passed; 1: failed (the first failure, in one line); 77: SKIPPED.
 """
@@ -25,6 +30,7 @@ import json
 import os
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -352,12 +358,84 @@ def class_lab1():
     print("a run after the last grades nothing; --release shows the flags to the students")
 
 
+# What each of the kit's submissions earns in a class graded with one timing round
+# (--force-timing --reps 1, as test_labkit.py grades them one by one): (correctness points,
+# verdict, performance: 0, or None where the clock decides, a correct parallel program's on a
+# machine that may be busy). FLAGGED is the verdict wherever anything is flagged. Lab 5 has no
+# performance part where it is emulated.
+EVERY = {
+    1: {"solution": (60, "CORRECT", None), "alt": (60, "CORRECT", None),
+        "alternate": (60, "CORRECT", 0), "copied": (60, "CORRECT", None),
+        "counters": (60, "CORRECT", 0), "daemon": (60, "FLAGGED", None),
+        "droplast": (5, "WRONG", 0), "exit0": (5, "FLAGGED", 0), "hang": (5, "TIMEOUT", 0),
+        "rewrite": (5, "FLAGGED", 0), "serial": (60, "CORRECT", 0),
+        "snoop": (40, "FLAGGED", 0), "timed": (60, "FLAGGED", 0)},
+    2: {"solution": (60, "CORRECT", None), "alt": (60, "CORRECT", None),
+        "boundary": (60, "CORRECT", None), "collapse": (60, "CORRECT", None),
+        "critical": (60, "CORRECT", 0), "forged": (60, "FLAGGED", 0),
+        "guided": (60, "CORRECT", None), "lopsided": (60, "CORRECT", 0),
+        "loud": (60, "CORRECT", None), "masked": (60, "CORRECT", 0),
+        "serial": (60, "CORRECT", 0), "single": (60, "CORRECT", 0),
+        "tasks": (60, "CORRECT", None), "twice": (60, "CORRECT", 0)},
+    3: {"solution": (60, "CORRECT", None), "alt": (60, "CORRECT", None),
+        "cheat": (50, "WRONG", 0), "deadlock": (35, "TIMEOUT", 0),
+        "nonblocking": (60, "CORRECT", None), "turns": (60, "CORRECT", 0)},
+    4: {"solution": (60, "CORRECT", None), "alt": (60, "CORRECT", None),
+        "exec": (45, "FLAGGED", 0), "memo": (60, "FLAGGED", 0), "replay": (60, "FLAGGED", 0),
+        "scalar": (60, "CORRECT", 0)},
+    5: {"solution": (60, "CORRECT", None), "gridstride": (60, "CORRECT", None),
+        "shuffle": (60, "CORRECT", None)},
+}
+
+
+def every_lab():
+    """Each lab's class of the kit's submissions, graded."""
+    if similarity.missing():
+        print(f"SKIPPED: {similarity.missing()}")
+        sys.exit(77)
+    wrong = []
+    for n, want in EVERY.items():
+        if n == 3 and not (shutil.which("mpirun") or shutil.which("mpiexec")):
+            print("lab 3: not graded: no MPI launcher (mpirun or mpiexec) here")
+            continue
+        subs, out = os.path.join(TMP, f"every-{n}"), os.path.join(TMP, f"every-{n}-out")
+        write_class(subs, n, sorted(want))
+        start = time.time()
+        rc, text = lab("class", n, subs, out, "--force-timing", "--reps", "1", "--quiet-wait", "0",
+                       timeout=7200)
+        expect(rc == 0, f"lab.sh class {n}: exit {rc}: {text.strip()[-400:]}")
+        P = manifest.load(n)["points"]
+        with open(os.path.join(out, "grades.csv")) as f:
+            grades = {row["student"]: row for row in csv.DictReader(f)}
+        seconds = {"correctness": [], "timing": []}
+        for name, (points, verdict, perf) in want.items():
+            row = grades.get(name, {})
+            got = (float(row.get(f"correctness ({P['correctness']})") or "nan"),
+                   row.get("verdict"), float(row.get(f"performance ({P['performance']})") or 0))
+            if got[:2] != (points, verdict) or (perf is not None and got[2] != perf):
+                wrong.append(f"lab {n} {name}: {got}, want {(points, verdict, perf)}")
+            if (row.get("flags", "0") != "0") != (verdict == "FLAGGED"):
+                wrong.append(f"lab {n} {name}: {row.get('flags')} flags, verdict {verdict}")
+            for which in seconds:
+                path = os.path.join(out, "students", name, which, f"grade-{n}.json")
+                if os.path.isfile(path):
+                    with open(path) as f:
+                        seconds[which].append(json.load(f)["extra_data"]["class"]["seconds"])
+        took = "; ".join(f"{which}: median {statistics.median(v):.1f} s, min {min(v):.1f}, max "
+                         f"{max(v):.1f} ({len(v)})" for which, v in seconds.items() if v)
+        print(f"lab {n}: {len(want)} students in {time.time() - start:.0f} s; a grading: {took}")
+    expect(not wrong, "; ".join(wrong))
+    print("every lab: each submission its expected correctness, verdict and performance")
+
+
 def main():
     try:
         if sys.argv[1:] == ["layouts"]:
             layouts()
         elif sys.argv[1:] == ["lab1"]:
             class_lab1()
+        elif sys.argv[1:] == ["every"]:
+            every_lab()
         else:
             print(__doc__)
             return 2
