@@ -362,11 +362,13 @@ def class_lab1():
 # (--force-timing --reps 1, as test_labkit.py grades them one by one): (correctness points,
 # verdict, performance: 0, or None where the clock decides, a correct parallel program's on a
 # machine that may be busy). FLAGGED is the verdict wherever anything is flagged. Lab 5 has no
-# performance part where it is emulated.
+# performance part where it is emulated. A program that starts another (daemon, snoop) loses the
+# checks whose runs it was in; lab 3's cheat fails both strategies' work checks; lab 4's exec has
+# no S1, so only its build passes.
 EVERY = {
     1: {"solution": (60, "CORRECT", None), "alt": (60, "CORRECT", None),
         "alternate": (60, "CORRECT", 0), "copied": (60, "CORRECT", None),
-        "counters": (60, "CORRECT", 0), "daemon": (60, "FLAGGED", None),
+        "counters": (60, "CORRECT", 0), "daemon": (40, "FLAGGED", 0),
         "droplast": (5, "WRONG", 0), "exit0": (5, "FLAGGED", 0), "hang": (5, "TIMEOUT", 0),
         "rewrite": (5, "FLAGGED", 0), "serial": (60, "CORRECT", 0),
         "snoop": (40, "FLAGGED", 0), "timed": (60, "FLAGGED", 0)},
@@ -378,10 +380,10 @@ EVERY = {
         "serial": (60, "CORRECT", 0), "single": (60, "CORRECT", 0),
         "tasks": (60, "CORRECT", None), "twice": (60, "CORRECT", 0)},
     3: {"solution": (60, "CORRECT", None), "alt": (60, "CORRECT", None),
-        "cheat": (50, "WRONG", 0), "deadlock": (35, "TIMEOUT", 0),
+        "cheat": (40, "WRONG", 0), "deadlock": (35, "TIMEOUT", 0),
         "nonblocking": (60, "CORRECT", None), "turns": (60, "CORRECT", 0)},
     4: {"solution": (60, "CORRECT", None), "alt": (60, "CORRECT", None),
-        "exec": (45, "FLAGGED", 0), "memo": (60, "FLAGGED", 0), "replay": (60, "FLAGGED", 0),
+        "exec": (5, "FLAGGED", 0), "memo": (60, "FLAGGED", 0), "replay": (60, "FLAGGED", 0),
         "scalar": (60, "CORRECT", 0)},
     5: {"solution": (60, "CORRECT", None), "gridstride": (60, "CORRECT", None),
         "shuffle": (60, "CORRECT", None)},
