@@ -212,8 +212,8 @@ class Performance:
         best = {k: min(v) for k, v in runs.items()}
         med = {k: statistics.median(v) for k, v in runs.items()}
         own = best["one"] / best["parallel"]
-        state.update(status="measured", verdict="CORRECT", runs=runs, best=best, medians=med, speedup=own,
-                     others_busy=others, what=perf["what"], unit=perf["unit"])
+        state.update(status="measured", verdict="CORRECT", runs=runs, best=best, medians=med,
+                     speedup=own, others_busy=others, what=perf["what"], unit=perf["unit"])
         for key in perf.get("evidence", []):
             why = self.calls_not_shared(key, outputs["parallel"], outputs["reference"])
             if why:
