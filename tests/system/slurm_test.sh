@@ -50,15 +50,19 @@ fail() {
   failures=$((failures + 1))
 }
 
-# wait_for SECONDS WHAT COMMAND...: until COMMAND succeeds (polled every 0.2 s); false, with a
-# message, when SECONDS pass first.
+# wait_for SECONDS WHAT COMMAND...: until COMMAND succeeds (polled every 0.2 s), saying each
+# minute that it still waits; false, with a message, when SECONDS pass first.
 wait_for() {
-  local limit=$1 what=$2 end=$((SECONDS + $1))
+  local limit=$1 what=$2 t0=$SECONDS end=$((SECONDS + $1)) told=$SECONDS
   shift 2
   until "$@"; do
     if ((SECONDS >= end)); then
       echo "FAIL: $what: not after $limit s"
       return 1
+    fi
+    if ((SECONDS - told >= 60)); then
+      told=$SECONDS
+      echo "waiting for $what: $((SECONDS - t0)) s so far"
     fi
     sleep 0.2
   done
@@ -349,25 +353,10 @@ all_ended() {
     esac
   done
 }
-# Waits for the event, however long a loaded machine makes the jobs (they took 100 s on a quiet
-# one and over 240 s beside CI's other tests); Slurm's own --time ends a job that runs away. The
-# bound only catches a cluster that stopped scheduling, within CTest's TIMEOUT of 3600 s.
-left() {
-  local id n=0
-  for id in "${jobs_submitted[@]}"; do
-    case $(job_state "$id") in PENDING | RUNNING | CONFIGURING | COMPLETING) ((++n)) ;; esac
-  done
-  echo "$n"
-}
-waited=$SECONDS
-until all_ended; do
-  if ((SECONDS - waited >= 60)); then
-    waited=$SECONDS
-    echo "waiting: $(left) of ${#jobs_submitted[@]} jobs not ended $((SECONDS - start)) s after the first sbatch"
-  fi
-  sleep 0.2
-  ((SECONDS - start < 1800)) || { echo "FAIL: jobs still not ended after 1800 s"; exit 1; }
-done
+# The jobs took 100 s on a quiet machine and over 240 s beside CI's other tests; Slurm's own
+# --time ends a job that runs away. The bound only catches a cluster that stopped scheduling,
+# within CTest's TIMEOUT of 3600 s.
+wait_for 1800 "all ${#jobs_submitted[@]} jobs ended" all_ended || exit 1
 echo "all ${#jobs_submitted[@]} jobs ended $((SECONDS - start)) s after the first sbatch"
 
 # ---- Check each job's results -----------------------------------------------------------------
