@@ -64,17 +64,17 @@ for ((r = 1; r <= rounds; ++r)); do
     out=$(timeout -k 10 600 setsid bash -c "${cmd[$p]}") || die "$p failed in round $r: ${cmd[$p]}"
     s=$(sed -n 's/^ *Time per epoch (s) *= *//p' <<<"$out")
     [[ -n $s ]] || die "$p printed no 'Time per epoch' in round $r"
-    echo "$r $p $s" >>"$tmp/runs.txt"
+    echo "$r $p ${workers[$p]} $s" >>"$tmp/runs.txt"
   done
-  echo "$PROG: round $r of $rounds: $(tail -n 3 "$tmp/runs.txt" | awk '{printf "%s %s s  ", $2, $3}')"
+  echo "$PROG: round $r of $rounds: $(tail -n 3 "$tmp/runs.txt" | awk '{printf "%s %s s  ", $2, $4}')"
 done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-serial=$(awk '$2 == "lenet-serial" {print $3}' "$tmp/runs.txt" | median)
+serial=$(awk '$2 == "lenet-serial" {print $4}' "$tmp/runs.txt" | median)
 echo "$PROG: medians of $rounds interleaved rounds, B = $batch, $data; load average $load_start at the start, $load_end at the end"
 for p in "${order[@]}"; do
-  m=$(awk -v p="$p" '$2 == p {print $3}' "$tmp/runs.txt" | median)
+  m=$(awk -v p="$p" '$2 == p {print $4}' "$tmp/runs.txt" | median)
   awk -v p="$p" -v m="$m" -v s="$serial" -v w="${workers[$p]}" \
     'BEGIN {printf "  %-13s %d worker(s)  %.4f s an epoch  %.2fx serial\n", p, w, m, s / m}'
 done
@@ -88,9 +88,9 @@ import csv, datetime, os, sys
 path, runs, start, state, commit, batch, data, cores = sys.argv[1:9]
 commands = dict(zip(("lenet-serial", "lenet-openmp", "lenet-mpi"), sys.argv[9:12]))
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-rows = [[datetime.date.today().isoformat(), start, cpu, cores, state, "main", commit, r, p,
-         "1" if p == "lenet-serial" else "2", batch, data, s, commands[p]]
-        for r, p, s in (line.split() for line in open(runs))]
+rows = [[datetime.date.today().isoformat(), start, cpu, cores, state, "main", commit, r, p, w,
+         batch, data, s, commands[p]]
+        for r, p, w, s in (line.split() for line in open(runs))]
 text = open(path).read()
 with open(path + ".tmp", "w", newline="") as f:
     f.write(text if text.endswith("\n") else text + "\n")
