@@ -67,8 +67,7 @@ def load(lab):
                f"the {mode} checks' points add up to {total}, not points.correctness "
                f"{m['points']['correctness']}")
     for c in m["checks"]:
-        _check(c.get("kind") in CHECK_KINDS, lab,
-               f"check '{c.get('name')}': unknown kind")
+        _check(c.get("kind") in CHECK_KINDS, lab, f"check '{c.get('name')}': unknown kind")
         if c["kind"] == "ctest":
             # Its tests by CTest label, never by name (tests/unit/unit.cmake gives the labels).
             _check(isinstance(c.get("label"), str) and LABEL.fullmatch(c["label"]), lab,

@@ -3,9 +3,8 @@
 # LENET_PORTABILITY=1 (.ci/run sets it), SKIPPED otherwise and where what it needs is missing.
 # The builds run one at a time (RESOURCE_LOCK portability-build) and start early (COST) beside
 # the lab kit's gradings: the two chains overlap where one waits for downloads or for a
-# grading's runs. Each has a label
-# of its own besides (portability-hydra, portability-no-root, portability-debian13,
-# portability-arm64, portability-gcc11), to run one:
+# grading's runs. Each has a label of its own besides (portability-hydra, portability-no-root,
+# portability-debian13, portability-arm64, portability-gcc11), to run one:
 # LENET_PORTABILITY=1 ctest -L portability-no-root.
 
 # The MPI suite in a build of its own against MPICH, the other MPI family (SKIPPED without
