@@ -7,6 +7,7 @@ the run ends, the grader kills every process that carries the tag, and removes w
 user left in /tmp, /dev/shm and its keyring. Each thing found is evidence for a flag
 (take()); nothing here changes a score.
 """
+import fcntl
 import json
 import os
 import platform
@@ -26,6 +27,8 @@ GROUP_LIMITS = {"pids.max": "512", "memory.max": str(4 << 30), "memory.swap.max"
 SHARED = ("/tmp", "/dev/shm")  # where any user may leave files
 _found = []  # [(what, evidence)] since the last take()
 _state = {}  # "parent": the cgroup v2 folder where runs get groups of their own, or None
+# Root's folder of the users' locks (Run._lock_user): /run, which no other user can write in.
+LOCKS = "/run/lenet-labkit"
 
 
 def take():
@@ -115,6 +118,11 @@ class Run:
                         pass  # a controller the parent does not give: the rlimits stand
             except OSError:
                 self.group = None
+        # Without a cgroup, the user's lock: one run of that user at a time on the machine, so
+        # that its every process started since is this run's, wherever it went.
+        self.lock = None if self.group or sandboxed or not self._other_user() else _lock(uid)
+        self.by_user = self.lock is not None
+        self.since = _uptime_ticks()
         self.keys = _key_count(uid) if self._other_user() else None
         if self.keys is not None:
             _REST[uid] = min(_REST.get(uid, self.keys), self.keys)
@@ -127,6 +135,9 @@ class Run:
         """How the run's processes are told apart from the machine's: one line."""
         if self.group:
             return "a cgroup of its own (cgroup v2), which no process of the run can leave"
+        if self.by_user:
+            return ("its user's processes started since it began, one run of that user at a "
+                    "time (no writable cgroup v2 here)")
         return ("its session, process group and a tag in its environment (no writable cgroup v2 "
                 "here): a process that leaves all three is not found")
 
@@ -162,7 +173,10 @@ class Run:
         """Kills every process left in the run's cgroup (noted, with what each ran), removes
         the group, and what the run's user left in /tmp, /dev/shm and its keyring (noted).
         left: without a cgroup, the pids the caller found by the run's other tags."""
-        left = self.pids() if self.group else (left or [])
+        if self.group:
+            left = self.pids()
+        else:
+            left = sorted(set(left or []) | set(self._strays() if self.lock is not None else []))
         if left:  # a process killed a moment ago may still be on its way out: not left
             time.sleep(0.1)
             now = set(self.pids()) if self.group else set(left)
@@ -171,7 +185,7 @@ class Run:
         if left:
             _note("processes left after a run",
                   f"{len(left)} still running when {where} ended, killed: " +
-                  "; ".join(_describe(p) for p in left[:4]))
+                  _commands(left))
         if self.group:
             self._empty()
         for pid in left:  # without a cgroup (with one, _empty did it)
@@ -199,6 +213,24 @@ class Run:
                     _note("keys left in the keyring of the user that runs student code",
                           f"{len(keys)} after {where}, removed: " +
                           ", ".join(keys[:4]))
+        if self.lock is not None:
+            os.close(self.lock)  # the lock's end
+            self.lock = None
+
+    def _strays(self):
+        """The run's user's processes started since the run began (with the user's lock held:
+        the run's, whatever session, environment and folder they took)."""
+        found = []
+        for entry in os.listdir("/proc"):
+            try:
+                if not entry.isdigit() or os.stat(f"/proc/{entry}").st_uid != self.uid:
+                    continue
+                with open(f"/proc/{entry}/stat", encoding="utf-8") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[19]) >= self.since:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+        return found
 
     def _empty(self):
         kill = os.path.join(self.group, "cgroup.kill")
@@ -226,6 +258,26 @@ class Run:
                 time.sleep(0.02)
 
 
+def _lock(uid):
+    """uid's lock, held (waits for another grading's run of that user to end), as an open file
+    descriptor; None where root's folder for it cannot be made. The file is root's alone: a
+    process of uid cannot open it, so cannot hold it."""
+    try:
+        os.makedirs(LOCKS, mode=0o700, exist_ok=True)
+        fd = os.open(os.path.join(LOCKS, f"uid-{uid}.lock"),
+                     os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _uptime_ticks():
+    """Now, in the clock ticks since boot of /proc/PID/stat's start times."""
+    with open("/proc/uptime", encoding="utf-8") as f:
+        return int(float(f.read().split()[0]) * os.sysconf("SC_CLK_TCK"))
+
+
 def _alive(pid):
     """Whether pid is a process that is not on its way out: a zombie, or one whose memory is
     gone already (no command line; the sandbox's own end), is."""
@@ -239,12 +291,20 @@ def _alive(pid):
         return False
 
 
-def _describe(pid):
-    try:
-        args = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
-        return f"pid {pid} " + " ".join(a.decode("utf-8", "replace") for a in args[:4]).strip()
-    except OSError:
-        return f"pid {pid}"
+def _commands(pids):
+    """What the pids run, the same command counted once: 'N x COMMAND (pid P)', the four most
+    common, so that one daemon shows beside a crowd of sleepers."""
+    found = {}
+    for pid in pids:
+        try:
+            args = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+            command = " ".join(a.decode("utf-8", "replace") for a in args[:4]).strip()
+        except OSError:
+            command = "(gone)"
+        found.setdefault(command, []).append(pid)
+    top = sorted(found.items(), key=lambda c: -len(c[1]))
+    return "; ".join(f"{len(p)} x {c} (pid {p[0]})" for c, p in top[:4]) + (
+        f"; {len(top) - 4} other commands" if len(top) > 4 else "")
 
 
 def _open_files():

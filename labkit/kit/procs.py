@@ -422,30 +422,6 @@ def _tagged_or_in_session(tag, session):
     return sorted(pids)
 
 
-def _uptime_ticks():
-    with open("/proc/uptime", encoding="utf-8") as f:
-        return float(f.read().split()[0]) * os.sysconf("SC_CLK_TCK")
-
-
-def kill_strays(uid, since_ticks, folder):
-    """SIGKILL to what an untrusted run left behind after clearing its environment and leaving
-    its session: the processes of `uid` started since `since_ticks` (jiffies after boot) that
-    work in `folder`. Another grading's processes, which run as the same user, work in folders
-    of their own."""
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            if os.stat(f"/proc/{entry}").st_uid != uid:
-                continue
-            with open(f"/proc/{entry}/stat", encoding="utf-8") as f:
-                started = int(f.read().rsplit(")", 1)[1].split()[19])
-            if started >= since_ticks and os.readlink(f"/proc/{entry}/cwd").startswith(folder):
-                os.kill(int(entry), signal.SIGKILL)
-        except (OSError, ValueError, IndexError):
-            pass
-
-
 def run(cmd, *, timeout, cwd, env=None, untrusted=False, log=None, read=(), write=(),
         observe=False, view=False):
     """Runs cmd (a list) in folder cwd for at most `timeout` seconds. untrusted: in the sandbox,
@@ -468,7 +444,6 @@ def run(cmd, *, timeout, cwd, env=None, untrusted=False, log=None, read=(), writ
     # sandbox.command becomes the unprivileged user itself; a plain process becomes it here.
     box = contain.Run(tag, ids[0] if ids else None, sandboxed) if untrusted else None
     start_as = box.preexec(None if sandboxed else ids) if box else _limits
-    since = _uptime_ticks()
     execs = Execs.start_if_possible() if observe else None  # before the run's first fork
     start = time.monotonic()
     timed_out = False
@@ -500,8 +475,6 @@ def run(cmd, *, timeout, cwd, env=None, untrusted=False, log=None, read=(), writ
         box.end(where=" ".join(os.path.basename(c) for c in cmd[:3]),
                 left=None if box.group else _tagged_or_in_session(tag, proc.pid))
     kill_tagged(tag, proc.pid)
-    if ids and not sandboxed:
-        kill_strays(ids[0], since, cwd)
     reader.join(timeout=10)
     proc.stdout.close()
     text, cut = reader.text()
