@@ -386,7 +386,7 @@ EVERY = {
         "exec": (5, "FLAGGED", 0), "memo": (60, "FLAGGED", 0), "replay": (60, "FLAGGED", 0),
         "scalar": (60, "CORRECT", 0)},
     5: {"solution": (60, "CORRECT", None), "gridstride": (60, "CORRECT", None),
-        "shuffle": (60, "CORRECT", None)},
+        "shuffle": (60, "CORRECT", None), "exit0": (5, "FLAGGED", 0)},
 }
 
 

@@ -19,6 +19,9 @@ labkit/tests/submissions/labN/NAME/FILE.K (the K-th region of FILE).
                               whole batch on one rank, another each step); lab 1's hang and
                               lab 3's deadlock are reported within 5 minutes, leaving no
                               process; lab 3's whole batch on every rank loses points
+  test_labkit.py quick        one attack a lab, graded for correctness: its points and verdict
+                              as the class test expects them, flagged where it forges (the
+                              README's test command's share of the gradings)
   test_labkit.py platforms    the Gradescope bundle's run_autograder, PrairieLearn's results and
                               GitHub Classroom's payload, each validated field by field
 
@@ -685,6 +688,28 @@ def lab5():
                f"{r['output'][:300]}")
 
 
+# ---- quick: one attack a lab ----------------------------------------------------------------
+
+# Lab N: the attack, its correctness points and verdict (test_class.py's EVERY agrees).
+QUICK = {1: ("rewrite", 5, "FLAGGED"),   # failures rewritten as passes after Catch2's report
+         2: ("forged", 60, "FLAGGED"),   # correct but serial, printing a parallel run's summary
+         3: ("cheat", 40, "WRONG"),      # every rank computes the whole batch
+         4: ("exec", 5, "FLAGGED"),      # --kernels simd that turns into --kernels ref
+         5: ("exit0", 5, "FLAGGED")}     # unfinished, its tests exit 0 before they check
+
+
+def quick():
+    for n, (name, want, verdict) in QUICK.items():
+        if n == 3 and not (shutil.which("mpirun") or shutil.which("mpiexec")):
+            print("lab 3: not graded: no MPI launcher (mpirun or mpiexec) here")
+            continue
+        rc, r, _ = grade(n, submission(n, name), "--no-timing")
+        got = (points(r, "correctness"), r["verdict"], bool(r["extra_data"]["flags"]))
+        expect(got == (want, verdict, verdict == "FLAGGED"),
+               f"lab {n}'s {name}: (correctness, verdict, flagged) {got}, want "
+               f"{(want, verdict, verdict == 'FLAGGED')}; flags {r['extra_data']['flags']}")
+
+
 # ---- platforms ------------------------------------------------------------------------------
 
 def validate_gradescope(r, where):
@@ -844,6 +869,8 @@ def run(what):
             lab5()
         elif what == ["platforms"]:
             platforms()
+        elif what == ["quick"]:
+            quick()
         else:
             print(__doc__)
             return 2
