@@ -575,15 +575,7 @@ def attacks(n, P):
                "without a grade-1.json" in out,
                f"lab.sh flagged: exit {rc}: {out[-400:]}")
         snoop(P)
-        # Issue 48: unfinished, and a static destructor that rewrites the report file after
-        # Catch2 closed it (failures made passes) and exits 0. The report went through the
-        # grader's pipe: the failures stand, and the exit 0 after them is flagged.
-        rc, r, _ = grade(1, submission(1, "rewrite"), "--no-timing")
-        tests = [t for t in r["tests"] if "(ctest)" in t["name"]]
-        expect(tests and all(t["score"] == 0 and t["verdict"] == "FLAGGED" for t in tests) and
-               flagged(r, "exit 0 after a failed test") and r["verdict"] == "FLAGGED",
-               f"lab 1's rewritten report: {[(t['score'], t['output'][:120]) for t in tests]}; "
-               f"flags {r['extra_data']['flags']}")
+        # (Issue 48's rewritten report: `quick`.)
     if n == 2:
         # Summary lines printed before the real summary.
         no_performance(2, "forged", P, "no parallelism", flag="a forged summary line",
@@ -598,12 +590,7 @@ def attacks(n, P):
                f"lab 2's loud correct submission: exit {rc}, correctness "
                f"{points(r, 'correctness')}: {r['output'][:300]}")
     if n == 4:
-        # --kernels simd that turns itself into --kernels ref (an exec) before it trains.
-        rc, r, _ = grade(4, submission(4, "exec"), "--no-timing")
-        verify = test(r, "correctness: two epochs")
-        expect(verify["score"] == 0 and flagged(r, "ran another program"),
-               f"lab 4's exec of --kernels ref: {verify['score']} points ({verify['output'][:200]})"
-               f"; flags {r['extra_data']['flags']}")
+        # (--kernels simd that turns into --kernels ref: `quick`.)
         # ref's loops that skip a call that looks like the last one: the micro-benchmark's
         # repeated call.
         no_performance(4, "memo", P, "timed run", flag="a timed run computed")
@@ -708,6 +695,22 @@ def quick():
         expect(got == (want, verdict, verdict == "FLAGGED"),
                f"lab {n}'s {name}: (correctness, verdict, flagged) {got}, want "
                f"{(want, verdict, verdict == 'FLAGGED')}; flags {r['extra_data']['flags']}")
+        if n == 1:
+            # Issue 48: a static destructor rewrites the report file after Catch2 closed it
+            # (failures made passes) and exits 0. The report went through the grader's pipe:
+            # the failures stand, and the exit 0 after them is flagged.
+            tests = [t for t in r["tests"] if "(ctest)" in t["name"]]
+            expect(tests and all(t["score"] == 0 and t["verdict"] == "FLAGGED" for t in tests)
+                   and flagged(r, "exit 0 after a failed test"),
+                   f"lab 1's rewritten report: {[(t['score'], t['output'][:120]) for t in tests]}")
+        if n == 4:
+            verify = test(r, "correctness: two epochs")
+            expect(verify["score"] == 0 and flagged(r, "ran another program"),
+                   f"lab 4's exec of --kernels ref: {verify['score']} points "
+                   f"({verify['output'][:200]}); flags {r['extra_data']['flags']}")
+        if n == 5:
+            expect(flagged(r, "its tests were not listed"),
+                   f"lab 5's tests that list none: flags {r['extra_data']['flags']}")
 
 
 # ---- platforms ------------------------------------------------------------------------------
