@@ -47,7 +47,10 @@ def _cgroup_parent():
     """The grader's own cgroup v2 folder where it can make groups and move a process into one
     (checked once, with a probe), else None."""
     if "parent" not in _state:
-        _state["parent"] = _probe(_own_cgroup())
+        # LAB_CGROUP=off: none, as in a container whose cgroup is read-only (the tests' way
+        # to check the containment there)
+        off = os.environ.get("LAB_CGROUP") == "off"
+        _state["parent"] = None if off else _probe(_own_cgroup())
     return _state["parent"]
 
 

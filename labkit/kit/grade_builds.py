@@ -78,6 +78,8 @@ class Builds:
         if r.timed_out:
             check.failed(f"the build did not end within {self.limits['build_s']} s", "TIMEOUT")
             return False
+        for what, evidence in abuse.reaches(self.work):  # a probe that broke the build too
+            self.flag(what, evidence)
         if not r.ok:
             errors = [l for l in build.student_paths(r.output, graded.src_in, self.where,
                                                      self.lab).split("\n")
@@ -87,7 +89,7 @@ class Builds:
                          f"message)", "COMPILE-ERROR")
             return False
         objs = abuse.objects(graded.build, self.m["files"])
-        for what, evidence in (abuse.definitions(objs, graded.build) + abuse.reaches(self.work) +
+        for what, evidence in (abuse.definitions(objs, graded.build) +
                                abuse.dependencies(objs, [graded.src_in, graded.build_in,
                                                          "/usr"])):
             self.flag(what, evidence)

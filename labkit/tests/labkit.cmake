@@ -21,9 +21,8 @@ if(Python3_FOUND)
     COMMAND ${_labkit} platforms)
   list(APPEND _labkit_tests "labkit: Gradescope, PrairieLearn and GitHub Classroom results")
   # The kit's containment and abuse flags, attacked (test_abuse.py): four quick checks without
-  # a build (label labkit-kit), and lab 1's attacks graded: in the sandbox (about 4 minutes on 2
-  # loaded cores, warm caches), and without it (18 minutes cold: its own starter and reference
-  # builds, made once per change of the project).
+  # a build (label labkit-kit), and lab 1's attacks graded: in the sandbox, and without it or
+  # a cgroup (its starter and reference built unsandboxed, as the platforms test's are).
   set(_abuse ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_abuse.py)
   set(_abuse_quick
     "tool|labkit: abuse: the sandbox tool launched where it was found"

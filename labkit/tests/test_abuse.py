@@ -22,15 +22,17 @@
                           files and a key, twice the threads asked, the runtime's function
                           defined, a compile-time probe) is flagged for each, and nothing of it
                           is left after the grading
-  test_abuse.py lab 1 plain   the daemon submission without a sandbox (LAB_SANDBOX=off), the
+  test_abuse.py lab 1 plain   the daemon submission without a sandbox or a cgroup
+                          (LAB_SANDBOX=off LAB_CGROUP=off, as a container's root), the
                           project closed to the run's user while it grades: its processes and
-                          files are flagged too; SKIPPED unless LENET_LABKIT_PLAIN=1 (it
-                          builds the reference once more: minutes)
+                          files are flagged too; the same submission with its compile-time
+                          probe of the closed project: a COMPILE-ERROR, flagged
 
 Exit 0: passed; 1: failed (the first failure, in one line); 77: SKIPPED.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -185,10 +187,10 @@ def contain_runs():
         os.environ.pop("LAB_SANDBOX", None)
         if mode != "sandbox":
             os.environ["LAB_SANDBOX"] = "off"
+        if mode == "uid":
+            os.environ["LAB_CGROUP"] = "off"
         sandbox._state.clear()
         contain._state.clear()
-        if mode == "uid":
-            contain._state["parent"] = None
         try:
             found, r = contained(mode)
             how = r.contained
@@ -204,6 +206,7 @@ def contain_runs():
                             timeout=30, cwd="/", env=sandbox.environment("/"), untrusted=True)
         finally:
             os.environ.pop("LAB_SANDBOX", None)
+            os.environ.pop("LAB_CGROUP", None)
             sandbox._state.clear()
             contain._state.clear()
         what = {w for w, _ in found}
@@ -346,10 +349,11 @@ def exposed():
     print(f"the compiler cache {cc}: out of that user's reach")
 
 
-def submission(n, name):
+def submission(n, name, probe=True):
     """A starter of lab n with its regions replaced by submissions/labN/NAME's bodies, alone
-    in its folder (without a sandbox, a submission beside it would refuse the grading)."""
-    folder = os.path.join(TMP, name, f"lab{n}")
+    in its folder (without a sandbox, a submission beside it would refuse the grading). A
+    compile-time probe of /work/main names this project's path; probe=False drops it."""
+    folder = os.path.join(TMP, name + ("" if probe else "-no-probe"), f"lab{n}")
     os.makedirs(os.path.dirname(folder))
     rc, out = lab("start", n, folder)
     expect(rc == 0, f"lab.sh start {n}: {out[-300:]}")
@@ -359,6 +363,10 @@ def submission(n, name):
         bodies = [tree.read(os.path.join(HERE, "submissions", f"lab{n}", name,
                                          f"{os.path.basename(f)}.{k}"))
                   for k in range(1, len(regions.spans(text, n)) + 1)]
+        bodies = [b.replace("/work/main", ROOT) for b in bodies]
+        if not probe:
+            bodies = [re.sub(r"#if __has_include.*?#endif\n", "static const bool probed = false;\n",
+                             b, flags=re.S) for b in bodies]
         with open(path, "w") as out:
             out.write(regions.replace(text, n, bodies))
     return folder
@@ -370,18 +378,25 @@ def graded_lab1(plain=False):
     for each thing it did, each with its evidence, and nothing of it left."""
     if not users.as_root():
         raise Skipped("the grading user is the grader's own without root")
-    if plain and os.environ.get("LENET_LABKIT_PLAIN") != "1":
-        # Without the sandbox the kit builds the reference once more (minutes): asked for only.
-        raise Skipped("set LENET_LABKIT_PLAIN=1 to grade without the sandbox (a second build)")
     marker = "labkit-abuse-daemon"  # the submission's name for its daemon, files and key
-    folder = submission(1, "daemon")
+    # Without a sandbox, the probe of the closed project is a compile error: graded apart.
+    folder = submission(1, "daemon", probe=not plain)
+    probe = submission(1, "daemon") if plain else None
     honest = None if plain else submission(1, "alt")  # correct: no flag
     mode = os.stat(ROOT).st_mode & 0o7777
     env = {}
-    if plain:
-        env["LAB_SANDBOX"] = "off"
+    if plain:  # and no cgroup, as in a container's root (Gradescope's)
+        env.update(LAB_SANDBOX="off", LAB_CGROUP="off")
         os.chmod(ROOT, mode & ~0o007)  # the solutions closed to others (restored below)
     try:
+        if probe:
+            rc, out = lab("grade", 1, probe, "--no-timing", env=env)
+            r = report(probe, 1)
+            expect(r["verdict"] == "FLAGGED" and r["tests"][0]["verdict"] == "COMPILE-ERROR" and
+                   any(f.startswith("reaches for files at compile time")
+                       for f in r["extra_data"]["flags"]),
+                   f"the probe of the closed project: verdict {r['verdict']}, flags "
+                   f"{r['extra_data']['flags']}: {r['output'][:200]}")
         if honest:
             rc, out = lab("grade", 1, honest, "--no-timing", env=env)
             expect(os.path.isfile(os.path.join(honest, "grade-1.json")),
@@ -401,13 +416,15 @@ def graded_lab1(plain=False):
             print(f"    flag: {line[:200]}")
         said = " | ".join(r["extra_data"]["flags"])
         want = ["defines the runtime's functions: kmp_get_blocktime",
-                "reaches for files at compile time", "threads beyond those asked",
+                "threads beyond those asked",
                 "keys left in the keyring of the user that runs student code"]
+        if not plain:
+            want.append("reaches for files at compile time")
         if plain or sandbox.missing():
             want += ["processes left after a run", "files left after a run"]
         missing = [w for w in want if w not in said]
         expect(not missing, f"not flagged: {missing}")
-        expect(r["extra_data"]["contained"].startswith(("a cgroup", "its session")),
+        expect(r["extra_data"]["contained"].startswith(("a cgroup", "its user's", "its session")),
                f"the report does not say how runs were contained: {r['extra_data']}")
         left = marked(marker)
         expect(not left, f"left after the grading: {', '.join(left[:5])}")
