@@ -17,7 +17,7 @@ class Performance:
         call's result), and a student's must be the reference's."""
         saves = [] if perf.get("checksum") else ["--save", "params.ck"]
         if key != "parallel":
-            r, here = self.run_reference(cmd + saves, observe=True, what=perf["what"])
+            r, here = self.run_reference_timed(cmd + saves, perf["what"])
         else:
             r, here = self.run_student(cmd + saves, timeout=self.limits["run_cap_s"])
             self.forged_lines(r.output)
@@ -173,8 +173,10 @@ class Performance:
         self.say(f"performance: {self.reps} rounds of {perf['what']} ...")
         # The baseline and the guard are the reference's one- and N-thread (rank) runs, timed
         # here: nothing the submission does to its own one-thread run moves them.
-        commands = {"reference": self.expand(perf["parallel"], reference=True),
-                    "one": self.expand(perf["one"], reference=True),
+        # (In the sandbox, the reference's runs see the paths a student's do.)
+        ref = not self.view["run"]
+        commands = {"reference": self.expand(perf["parallel"], reference=ref),
+                    "one": self.expand(perf["one"], reference=ref),
                     "parallel": self.expand(perf["parallel"])}
         if self.self_check:
             commands["one"] = self.expand(perf["one"])
