@@ -2,7 +2,9 @@
 
 Each run gets limits (processes, address space, file size, no core file) and a tag that no
 process of the run can erase: a cgroup of its own where the machine's cgroup v2 tree is
-writable, else its session, its process group and a tag in its environment (procs.py). When
+writable; else, where root runs it as another user, that user's processes started since the
+run began, one run of that user at a time (its lock); else its session, its process group and
+a tag in its environment (procs.py). When
 the run ends, the grader kills every process that carries the tag, and removes what the run's
 user left in /tmp, /dev/shm and its keyring. Each thing found is evidence for a flag
 (take()); nothing here changes a score.
@@ -27,7 +29,7 @@ GROUP_LIMITS = {"pids.max": "512", "memory.max": str(4 << 30), "memory.swap.max"
 SHARED = ("/tmp", "/dev/shm")  # where any user may leave files
 _found = []  # [(what, evidence)] since the last take()
 _state = {}  # "parent": the cgroup v2 folder where runs get groups of their own, or None
-# Root's folder of the users' locks (Run._lock_user): /run, which no other user can write in.
+# Root's folder of the users' locks (_lock): under /run, where no other user can write.
 LOCKS = "/run/lenet-labkit"
 
 
