@@ -175,12 +175,13 @@ else
   for _ in 1 2 3; do  # interleaved: a burst of load hits every point alike
     serial+=("$(timeout 300 "$serial_exe" "${live_run[@]}" --quiet | epoch_of)")
     for h in "${host_list[@]}"; do
+      # (exit 124: multihost.sh's 300 s bound; the last lines say where it stopped)
       link=$(on_hosts "$h" "$pingpong" --seconds 0.5) ||
-        die "lenet-mpi-pingpong failed on $h hosts: ${link##*$'\n'}"
+        die "lenet-mpi-pingpong failed on $h hosts (exit $?): $(tail -n 6 <<<"$link" | paste -sd '|')"
       alpha_of[$h]+=" $(sed -n 's/^alpha_us = //p' <<<"$link")"
       beta_of[$h]+=" $(sed -n 's/^beta_MBps = //p' <<<"$link")"
       run=$(on_hosts "$h" "$mpi_exe" "${live_run[@]}" --quiet) ||
-        die "lenet-mpi failed on $h hosts: ${run##*$'\n'}"
+        die "lenet-mpi failed on $h hosts (exit $?): $(tail -n 6 <<<"$run" | paste -sd '|')"
       comm=$(summary_ms "Comm per step" <<<"$run")
       [[ -n $comm ]] || die "no 'Comm per step' in lenet-mpi's summary on $h hosts"
       comm_of[$h]+=" $comm"
