@@ -8,7 +8,7 @@
 #                            [CTEST_ARGS...]
 #   --cxx, --build, --cuda: as for setup.sh, e.g. --cxx clang++ builds into build-clang++/
 #                           (CMakePresets.json's clang++)
-#   --all:      the long tests too: the lab kit's gradings, the Colab notebook, the Slurm
+#   --all:      the long tests too: every lab kit grading, the Colab notebook, the Slurm
 #               cluster, the namespace hosts and the portability builds (labels labkit,
 #               notebook, slurm, multihost, portability)
 #   CTEST_ARGS: the rest goes to ctest, e.g. -L serial or -L lab1 (tests are picked by label);
