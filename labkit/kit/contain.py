@@ -127,7 +127,7 @@ class Run:
         # that its every process started since is this run's, wherever it went.
         self.lock = None if self.group or sandboxed or not self._other_user() else _lock(uid)
         self.by_user = self.lock is not None
-        self.since = _uptime_ticks()
+        self.since = _uptime_ticks() if self.by_user else None
         self.keys = _key_count(uid) if self._other_user() else None
         if self.keys is not None:
             _REST[uid] = min(_REST.get(uid, self.keys), self.keys)
@@ -181,7 +181,7 @@ class Run:
         if self.group:
             left = self.pids()
         else:
-            left = sorted(set(left or []) | set(self._strays() if self.lock is not None else []))
+            left = sorted(set(left or []) | set(self._strays() if self.by_user else []))
         if left:  # a process killed a moment ago may still be on its way out: not left
             time.sleep(0.1)
             now = set(self.pids()) if self.group else set(left)
@@ -218,9 +218,8 @@ class Run:
                     _note("keys left in the keyring of the user that runs student code",
                           f"{len(keys)} after {where}, removed: " +
                           ", ".join(keys[:4]))
-        if self.lock is not None:
+        if self.by_user:
             os.close(self.lock)  # the lock's end
-            self.lock = None
 
     def _strays(self):
         """The run's user's processes started since the run began (with the user's lock held:
