@@ -3,8 +3,9 @@
 Each run gets limits (processes, address space, file size, no core file) and a tag that no
 process of the run can erase: a cgroup of its own where the machine's cgroup v2 tree is
 writable; else, where root runs it as another user, that user's processes started since the
-run began, one run of that user at a time (its lock); else its session, its process group and
-a tag in its environment (procs.py). When
+run began; else its session, its process group and a tag in its environment (procs.py). Where
+root runs it as another user, one run of that user at a time (its lock): the user's files in
+/tmp and its keyring are the run's. When
 the run ends, the grader kills every process that carries the tag, and removes what the run's
 user left in /tmp, /dev/shm and its keyring. Each thing found is evidence for a flag
 (take()); nothing here changes a score.
@@ -123,14 +124,13 @@ class Run:
                         pass  # a controller the parent does not give: the rlimits stand
             except OSError:
                 self.group = None
-        # Without a cgroup, the user's lock: one run of that user at a time on the machine, so
-        # that its every process started since is this run's, wherever it went.
-        self.lock = None if self.group or sandboxed or not self._other_user() else _lock(uid)
-        self.by_user = self.lock is not None
+        # The user's lock: one run of that user at a time on the machine, so that what the user
+        # left in /tmp and its keyring (one per uid, on the whole machine) is this run's. Without
+        # a cgroup, so is its every process started since, wherever it went.
+        self.lock = _lock(uid) if self._other_user() else None
+        self.by_user = self.lock is not None and not self.group and not sandboxed
         self.since = _uptime_ticks() if self.by_user else None
         self.keys = _key_count(uid) if self._other_user() else None
-        if self.keys is not None:
-            _REST[uid] = min(_REST.get(uid, self.keys), self.keys)
         self.before = shared_entries(uid) if self._other_user() and not sandboxed else set()
 
     def _other_user(self):
@@ -207,10 +207,10 @@ class Run:
                           f"removed: " + ", ".join(files[:4]))
                     remove(files)
             count = _key_count(self.uid)
-            # A key unlinked by the run before is counted until the kernel's garbage collector
-            # frees it, so an equal count can hide a new key: any count above the fewest seen
-            # for this user is read too.
-            if count != self.keys or (count or 0) > _REST.get(self.uid, 0):
+            # A key unlinked before the run is counted until the kernel's garbage collector
+            # frees it, so an equal count can hide a new key: any count above the user's own
+            # two keyrings is read too.
+            if count != self.keys or (count or 0) > _KEYRINGS:
                 # (the user session keyring links the user keyring: not a key anyone left)
                 keys = [k for k in keyring(self.uid, clear=True) or []
                         if not k.endswith(f";_uid.{self.uid}")]
@@ -218,7 +218,7 @@ class Run:
                     _note("keys left in the keyring of the user that runs student code",
                           f"{len(keys)} after {where}, removed: " +
                           ", ".join(keys[:4]))
-        if self.by_user:
+        if self.lock is not None:
             os.close(self.lock)  # the lock's end
 
     def _strays(self):
@@ -372,7 +372,7 @@ def remove(paths):
             pass
 
 
-_REST = {}  # uid: the fewest keys the kernel counted for it at a run's start
+_KEYRINGS = 2  # a user's own keys at rest: its user keyring and its user session keyring
 
 
 def _key_count(uid):

@@ -3,7 +3,9 @@
 
   test_abuse.py tool      the sandbox tool is launched by the path where it was found: a
                           bwrap outside the runs' fixed PATH still runs every sandbox
-  test_abuse.py contain   runs of student code, with the sandbox and without (root): each has
+  test_abuse.py contain   runs of student code, with the sandbox and without (root), while a
+                          second process runs the same (contain --alone) as another grading
+                          would, as the same user: each has
                           its limits; a daemon that double-forks, calls setsid, leaves its
                           folder and its environment, and leaves files in /tmp and /dev/shm
                           and a key in its user's keyring is killed, its files and key removed,
@@ -150,7 +152,13 @@ def clean(marker):
         except OSError:
             pass
     contain.remove([f"/tmp/{marker}", f"/dev/shm/{marker}"])
-    contain.keyring(users.unprivileged_ids()[0], clear=True)
+    uid = users.unprivileged_ids()[0]
+    lock = contain._lock(uid)  # as a run holds it: another grading's keys are its own
+    try:
+        contain.keyring(uid, clear=True)
+    finally:
+        if lock is not None:
+            os.close(lock)
 
 
 def contained(mode):
@@ -229,6 +237,24 @@ def contain_runs():
             expect(line.split()[len(name.split()):][:1] == [str(value)],
                    f"{mode}: a run's limit '{name}' is not {value}: '{line}'")
     print(f"contained in {', '.join(modes)}: nothing left, every limit set")
+
+
+def contain_beside():
+    """contain_runs, with the same runs of another grading beside it: the user's files and keys
+    are one run's at a time, so neither takes the other's evidence."""
+    other = subprocess.Popen([sys.executable, os.path.abspath(__file__), "contain", "--alone"],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             start_new_session=True)
+    try:
+        contain_runs()
+        out, _ = other.communicate(timeout=600)
+    finally:
+        if other.poll() is None:
+            os.killpg(other.pid, 9)
+            other.wait()
+    last = out.rstrip("\n").rsplit("\n", 1)[-1]
+    expect(other.returncode in (0, 77), f"the grading beside this one: {last}")
+    print("beside another grading of the same user: " + last)
 
 
 def flagged(found):
@@ -439,6 +465,8 @@ def run(what):
         if what == ["tool"]:
             tool()
         elif what == ["contain"]:
+            contain_beside()
+        elif what == ["contain", "--alone"]:
             contain_runs()
         elif what == ["flags"]:
             flags()
