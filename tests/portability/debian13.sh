@@ -52,6 +52,16 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # gives it, the lab kit's sandbox its own).
 clean_env=(/usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
   DEBIAN_FRONTEND=noninteractive)
+lab_user_uid() {  # a uid that neither this machine nor the root at $1 has
+  local uid
+  for ((uid = 65000; uid > 60000; --uid)); do
+    if ! getent passwd "$uid" >/dev/null && ! grep -q "^[^:]*:[^:]*:$uid:" "$1/etc/passwd"; then
+      echo "$uid"
+      return
+    fi
+  done
+  fail "no free uid between 60001 and 65000 for the root's lab user"
+}
 mount_system() {  # proc, sys and dev of a root; shared memory of its own (Open MPI's)
   mount -t proc proc "$1/proc"
   mount -t sysfs -o ro sysfs "$1/sys"
@@ -126,8 +136,15 @@ if [[ ${1:-} == --inside ]]; then
       -j 2 --no-tests=error -L '^(serial|openmp|mpi)$' -LE '^launcher-quiet$'
     # Of the lab kit, its own checks (lab.sh on Python 3.13), not the gradings: each builds the
     # project once more (lab 1's took 6 minutes here); of the reports, the run CSV's reader.
+    # Student code runs as a user of the root's own, not nobody: a uid's keyring is one on the
+    # whole machine, and the machine's gradings beside this test (as nobody, locked in the
+    # machine's /run, not the root's) would take this test's evidence, and it theirs.
+    lab_uid=$(lab_user_uid "$m")
+    "${run[@]}" useradd --system --uid "$lab_uid" --no-create-home --shell /usr/sbin/nologin \
+      lenet-lab
+    echo "student code runs as lenet-lab (uid $lab_uid, a uid the machine does not have)"
     stage --foreground "tests: lab kit (kit), reports' CSV reader" "$stage_limit" \
-      "${run[@]}" ctest --test-dir /build \
+      "${run[@]}" LAB_USER=lenet-lab ctest --test-dir /build \
       --output-on-failure --no-tests=error -L '^(labkit-kit|csv-reader)$'
   else
     "${run[@]}" aarch64-linux-gnu-g++ --version | head -n 1
