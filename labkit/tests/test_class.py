@@ -225,7 +225,9 @@ def resume():
         time.sleep(0.05)
     with open(os.path.join(out, ".run")) as f:
         tag = f.read().strip()
-    while len(own_tagged(tag)) < 2:  # the grader and its process in a session of its own
+    # The stand-in grader's process in a session of its own, started: the kill comes after it
+    # (counting the tagged processes raced with it: the grader's own were two already).
+    while not [pid for pid in own_tagged(tag) if session_leader(pid)]:
         expect(time.time() - start < 120, f"the stand-in grader's processes: {own_tagged(tag)}")
         time.sleep(0.05)
     os.killpg(first.pid, signal.SIGKILL)
@@ -249,6 +251,13 @@ def resume():
            f"grades.csv after the resumed run: {rows}")
     print("resume: killed during a grading, started again: no student graded twice, nothing "
           "of the killed run left")
+
+
+def session_leader(pid):
+    try:
+        return os.getsid(pid) == pid
+    except OSError:
+        return False
 
 
 def own_tagged(tag):
