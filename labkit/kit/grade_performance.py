@@ -70,9 +70,11 @@ class Performance:
         times += [0.0] * (threads - len(times))
         return times, (times[-1] / times[0] if times[0] > 0 else 0.0)
 
-    def no_sharing(self, perf, observed):
+    def no_sharing(self, perf, observed, busy):
         """Why the student's threads did not share the work as the reference's do (from the CPU
-        time the kernel counted for each thread), or None."""
+        time the kernel counted for each thread), or None. busy: other processes took a core
+        while it timed, so a waiting thread may have spun while its partner was off its core:
+        the total CPU time is then not judged."""
         program, n = perf["program"], perf["threads"]
         got = [self.balance(o, program, n) for o in observed["parallel"]]
         ref = [self.balance(o, program, n) for o in observed["reference"]]
@@ -91,10 +93,13 @@ class Performance:
         cpu = min(sum(t) for t, _ in got)
         ref_cpu = min(sum(t) for t, _ in ref)
         most = self.threshold("max_cpu_ratio")
-        if cpu > most * ref_cpu:
+        if cpu > most * ref_cpu and not busy:
             return (f"{said}: your threads used {cpu:.2f} s of CPU where the reference's use "
                     f"{ref_cpu:.2f} s ({cpu / ref_cpu:.2f}x, at most {most}x): work done "
                     f"twice, or a thread kept busy without work?")
+        if cpu > most * ref_cpu:
+            said += (f"; your threads used {cpu / ref_cpu:.2f}x the reference's CPU time, not "
+                     f"judged on a busy machine")
         self.performance["balance"] = said
         return None
 
@@ -221,13 +226,13 @@ class Performance:
             if why:
                 state["note"] = f"no parallelism: {why}, so no performance points"
                 return
+        busy_while_timing = others > machine.cores() - cores_needed + 0.3
         # Threads that the kernel saw idle did no share, whatever the clock says.
         if perf.get("threads"):
-            why = self.no_sharing(perf, observed)
+            why = self.no_sharing(perf, observed, busy_while_timing)
             if why:
                 state["note"] = f"no parallelism: {why}, so no performance points"
                 return
-        busy_while_timing = others > machine.cores() - cores_needed + 0.3
         busy_note = f" {state['balance']}." if state.get("balance") else ""
         checked = (f": {state['checked']}, chosen by it, each run on through F's forward pass "
                    f"into a checksum" if state.get("checked") else "")
