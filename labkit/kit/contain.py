@@ -131,6 +131,9 @@ class Run:
         self.by_user = self.lock is not None and not self.group and not sandboxed
         self.since = _uptime_ticks() if self.by_user else None
         self.keys = _key_count(uid) if self._other_user() else None
+        if self.lock is not None and (self.keys or 0) > _KEYRINGS:
+            keyring(uid, clear=True)  # left before this run (no run of the user holds them)
+            self.keys = _key_count(uid)
         self.before = shared_entries(uid) if self._other_user() and not sandboxed else set()
 
     def _other_user(self):

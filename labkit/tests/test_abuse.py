@@ -34,6 +34,7 @@ Exit 0: passed; 1: failed (the first failure, in one line); 77: SKIPPED.
 """
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -237,6 +238,36 @@ def contain_runs():
             expect(line.split()[len(name.split()):][:1] == [str(value)],
                    f"{mode}: a run's limit '{name}' is not {value}: '{line}'")
     print(f"contained in {', '.join(modes)}: nothing left, every limit set")
+    stale_key()
+
+
+def stale_key():
+    """A key the run's user had before a run is not that run's: an honest run is not noted."""
+    uid, gid = users.unprivileged_ids()
+    python = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")
+    nr = {"x86_64": 248, "aarch64": 217}.get(platform.machine())
+    if nr is None:
+        return
+    add = ("import ctypes; ctypes.CDLL(None).syscall(%d, b'user', b'labkit-stale', b'x', 1, "
+           "ctypes.c_long(-4))" % nr)
+    lock = contain._lock(uid)  # planted between two runs, as a left-over would be
+    try:
+        subprocess.run([python, "-c", add], user=uid, group=gid, extra_groups=[], cwd="/",
+                       timeout=30, check=True)
+    finally:
+        if lock is not None:
+            os.close(lock)
+    os.environ["LAB_SANDBOX"] = "off"
+    try:
+        contain.take()
+        r = procs.run(["true"], timeout=30, cwd="/", env=sandbox.environment("/"),
+                      untrusted=True)
+        found = contain.take()
+    finally:
+        os.environ.pop("LAB_SANDBOX", None)
+        contain.keyring(uid, clear=True)
+    expect(r.ok and not found, f"an honest run after a left-over key was noted: {found}")
+    print("a key left before a run: removed, not noted against the run")
 
 
 def contain_beside():
