@@ -10,6 +10,7 @@ the run ends, the grader kills every process that carries the tag, and removes w
 user left in /tmp, /dev/shm and its keyring. Each thing found is evidence for a flag
 (take()); nothing here changes a score.
 """
+import contextlib
 import fcntl
 import json
 import os
@@ -277,6 +278,18 @@ def _lock(uid):
         return None
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
+
+
+@contextlib.contextmanager
+def between_runs(uid):
+    """uid's lock held, as a run holds it, for work on that user's files or keys outside a
+    run: no run of another grading is under way meanwhile."""
+    fd = _lock(uid)
+    try:
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def _uptime_ticks():
