@@ -128,18 +128,25 @@ constexpr double kBlockFlop = 2.0 * kChains * kRounds * simd::kLanes;
   }
 }
 
-// The fastest of 10 runs of kBlocks blocks (about 20 ms each): the least disturbed by other work.
+// The CPU seconds of the fastest of 10 runs of f(): the one least disturbed by other work.
+template <class F>
+double fastest_of_10(F&& f) {
+  double best = 1e9;
+  for (int run = 0; run < 10; ++run) {
+    const double t0 = cpu_seconds();
+    f();
+    best = std::min(best, cpu_seconds() - t0);
+  }
+  return best;
+}
+
+// kBlocks blocks a run, about 20 ms.
 double measure_peak() {
   constexpr long kBlocks = 2000;
   simd::vfloat acc[kChains] = {};
-  double best = 0;
-  for (int run = 0; run < 10; ++run) {
-    const double t0 = cpu_seconds();
-    fma_blocks(acc, kBlocks);
-    best = std::max(best, kBlocks * kBlockFlop / (cpu_seconds() - t0) * 1e-9);
-  }
+  const double seconds = fastest_of_10([&] { fma_blocks(acc, kBlocks); });
   benchmark::DoNotOptimize(acc);
-  return best;
+  return kBlocks * kBlockFlop / seconds * 1e-9;
 }
 
 // The CPU, as lscpu names it from /proc/cpuinfo's first processor: the model name and, since a
@@ -209,22 +216,19 @@ void sigmoids(benchmark::State& state) {
   state.counters["ceiling %peak"] = ceiling_pct(state.counters["ns/sample"] * 1e-9);
 }
 
-// The ceiling when the program starts, as the peak (the fastest of 10 runs of about 10 ms), so
-// that each sample row can say how near it comes: %ceiling = %peak / the ceiling.
+// The ceiling when the program starts, as the peak (runs of about 10 ms), so that each sample
+// row can say how near it comes: %ceiling = %peak / the ceiling.
 double ceiling_at_start = 0;
 
 double measure_ceiling() {
-  constexpr int kRuns = 10, kReps = 1000;
+  constexpr int kReps = 1000;
   SigmoidRows rows;
-  double best = 1e9;
-  for (int run = 0; run < kRuns; ++run) {
-    const double t0 = cpu_seconds();
+  const double seconds = fastest_of_10([&] {
     for (int rep = 0; rep < kReps; ++rep)
       rows.compute();
-    best = std::min(best, (cpu_seconds() - t0) / (kReps * simd::kLanes));
-  }
+  });
   benchmark::DoNotOptimize(rows.a.data());
-  return ceiling_pct(best);
+  return ceiling_pct(seconds / (kReps * simd::kLanes));
 }
 
 // The step's work after the chunks (common/step.hpp) at B = 32, per sample: `reduce` adds the
