@@ -148,13 +148,23 @@ smpi_allreduce() { if (($1 < 4)); then echo rdb; else echo rab_rdb; fi; }
 # summary_ms KEY: the number after "KEY (ms) =" in a summary block on stdin.
 summary_ms() { sed -n "s/^ *$1 (ms) *= *\([0-9.]*\).*/\1/p"; }
 # on_hosts H EXE ARGS...: EXE on H namespace hosts over the shaped links (stdout: its output).
+# A run takes seconds; one bound at 120 s is run once more, saying so. (Open MPI 4.1 has hung
+# once in CI after the ping-pong printed its last line: in MPI_Finalize, not in what it measures.)
 live_links=(--latency "$live_latency")
 [[ $live_rate == none ]] || live_links+=(--bandwidth "$live_rate")
 on_hosts() {
-  local h=$1 exe=$2
+  local h=$1 exe=$2 text status try
   shift 2
-  timeout 300 bash "${SCRIPT_DIR}/multihost.sh" --hosts "$h" "${live_links[@]}" \
-    --build "$build_dir" --no-check --mpi "$exe" -- "$@" 2>&1
+  for try in 1 2; do
+    status=0
+    text=$(timeout 120 bash "${SCRIPT_DIR}/multihost.sh" --hosts "$h" "${live_links[@]}" \
+      --build "$build_dir" --no-check --mpi "$exe" -- "$@" 2>&1) || status=$?
+    ((status == 124 && try == 1)) || break
+    echo "$PROG: warning: ${exe##*/} on $h hosts still ran after 120 s (last lines:" \
+      "$(tail -n 3 <<<"$text" | paste -sd '|')): stopped, run once more" >&2
+  done
+  printf '%s\n' "$text"
+  return "$status"
 }
 live_csv="$out/validation-live.csv"
 IFS=, read -ra host_list <<<"$live_hosts"
@@ -175,7 +185,7 @@ else
   for _ in 1 2 3; do  # interleaved: a burst of load hits every point alike
     serial+=("$(timeout 300 "$serial_exe" "${live_run[@]}" --quiet | epoch_of)")
     for h in "${host_list[@]}"; do
-      # (exit 124: multihost.sh's 300 s bound; the last lines say where it stopped)
+      # (exit 124: on_hosts' bound, twice; the last lines say where it stopped)
       link=$(on_hosts "$h" "$pingpong" --seconds 0.5) ||
         die "lenet-mpi-pingpong failed on $h hosts (exit $?): $(tail -n 6 <<<"$link" | paste -sd '|')"
       alpha_of[$h]+=" $(sed -n 's/^alpha_us = //p' <<<"$link")"
