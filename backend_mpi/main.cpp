@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   // FUNNELED: OpenMP threads compute, only the master thread calls MPI. (SMPI grants only
   // SINGLE: make_mpi_backend then refuses --threads above 1.)
   int provided = 0;
+  lenet::prefer_eager_messages();
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int code = 0;
   {

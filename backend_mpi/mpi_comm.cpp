@@ -48,6 +48,14 @@ bool room_for_window(MPI_Aint bytes) {
 
 }  // namespace
 
+void prefer_eager_messages() {
+#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION >= 5
+  setenv("OMPI_MCA_btl_sm_eager_limit", "16384", 0);  // 0: a value already set stays
+#elif defined(OPEN_MPI)
+  setenv("OMPI_MCA_btl_vader_eager_limit", "16384", 0);  // vader: Open MPI 4's name of sm
+#endif
+}
+
 MpiComm::MpiComm(MPI_Comm comm) : comm_(comm) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);

@@ -51,6 +51,12 @@ class MpiComm final : public Comm {
   bool share_pixels(Dataset& d, MPI_Comm group);
 };
 
+// Call before MPI_Init. Open MPI sends a shared-memory message above 4 KiB as a rendezvous
+// (announce, wait, copy): the step's 9,376-byte gradient then costs 3 times as long as one
+// eager message (docs/results.md, "Two cores"). This raises the eager limit to 16 KiB for this
+// process, unless the environment sets it already (mpirun --mca does). Other MPIs: nothing.
+void prefer_eager_messages();
+
 // Comm::first_disagreement over `comm`, for any list of values that must match on every rank
 // (the backend's data, say).
 std::string first_disagreement(const OptionValues& values, MPI_Comm comm);
