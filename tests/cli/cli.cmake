@@ -167,4 +167,10 @@ if(TARGET lenet-bench-layers)
     COMMAND bash ${_cli}/bench_layers.sh $<TARGET_FILE:lenet-bench-layers> ${LENET_SERIAL_EXE})
   set_tests_properties("bench: lenet-bench-layers reports the peak, the ceiling and every kernels"
     PROPERTIES LABELS "bench;cli" TIMEOUT 600)
+  # experiments/epoch_budget.sh, which reads that bench's rows beside lenet-serial's epochs.
+  add_test(NAME "scripts: epoch_budget.sh refuses bad flags and prints each kernels' ratio"
+    COMMAND bash ${_cli}/epoch_budget.sh ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}
+    ${LENET_TEST_DATA})
+  set_tests_properties("scripts: epoch_budget.sh refuses bad flags and prints each kernels' ratio"
+    PROPERTIES LABELS "scripts;bench" TIMEOUT 600)
 endif()
