@@ -52,9 +52,10 @@ class MpiComm final : public Comm {
 };
 
 // Call before MPI_Init. Open MPI sends a shared-memory message above 4 KiB as a rendezvous
-// (announce, wait, copy): the step's 9,376-byte gradient then costs 3 times as long as one
-// eager message (docs/results.md, "Two cores"). This raises the eager limit to 16 KiB for this
-// process, unless the environment sets it already (mpirun --mca does). Other MPIs: nothing.
+// (announce, wait, copy): the step's 9,376-byte allreduce then took 5 times as long as one
+// eager message (docs/performance.md, "Epoch budget"). This raises the eager limit to 16 KiB
+// for this process, unless the environment sets it already (mpirun --mca does). Other MPIs:
+// nothing.
 void prefer_eager_messages();
 
 // Comm::first_disagreement over `comm`, for any list of values that must match on every rank

@@ -148,8 +148,8 @@ smpi_allreduce() { if (($1 < 4)); then echo rdb; else echo rab_rdb; fi; }
 # summary_ms KEY: the number after "KEY (ms) =" in a summary block on stdin.
 summary_ms() { sed -n "s/^ *$1 (ms) *= *\([0-9.]*\).*/\1/p"; }
 # on_hosts H EXE ARGS...: EXE on H namespace hosts over the shaped links (stdout: its output).
-# A run takes seconds; one bound at 120 s is run once more, saying so. (Open MPI 4.1 has hung
-# once in CI after the ping-pong printed its last line: in MPI_Finalize, not in what it measures.)
+# A run takes seconds; one bound at 120 s is run once more, saying so. (Open MPI 4.1 hung twice
+# in CI runs after the ping-pong printed its last line: in MPI_Finalize, not in what it measures.)
 live_links=(--latency "$live_latency")
 [[ $live_rate == none ]] || live_links+=(--bandwidth "$live_rate")
 on_hosts() {
