@@ -78,17 +78,14 @@ PY
 done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# median KEY NAME: the median of the runs' values for NAME.
-median() {
-  awk -v k="$1" -v n="$2" '$1 == k && $2 == n { print $3 }' "$tmp/runs.txt" | sort -g |
-    awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-reduce=$(median bench reduce/B32) update=$(median bench update/B32)
+# of KEY NAME: the runs' values for NAME, one a line (for lib.sh's median).
+of() { awk -v k="$1" -v n="$2" '$1 == k && $2 == n { print $3 }' "$tmp/runs.txt"; }
+reduce=$(of bench reduce/B32 | median) update=$(of bench update/B32 | median)
 say "medians of $rounds interleaved rounds, B = 32, $n images of $data; load average $load_start at the start, $load_end at the end"
 printf '  %-7s %12s %12s %12s %8s\n' kernels "bench ns" "predicted s" "epoch s" ratio
 : >"$tmp/rows.txt"
 for v in "${variants[@]}"; do
-  sample=$(median bench "sample/$v") epoch=$(median epoch "$v")
+  sample=$(of bench "sample/$v" | median) epoch=$(of epoch "$v" | median)
   # kernels,sample_ns,reduce_ns,update_ns,predicted_s,epoch_s,ratio
   row=$(awk -v v="$v" -v s="$sample" -v r="$reduce" -v u="$update" -v n="$n" -v e="$epoch" \
     'BEGIN { p = (s + r + u) * n * 1e-9; printf "%s,%.1f,%.1f,%.1f,%.4f,%.4f,%.3f", v, s, r, u, p, e, e / p }')

@@ -70,7 +70,6 @@ for ((r = 1; r <= rounds; ++r)); do
 done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 serial=$(awk '$2 == "lenet-serial" {print $4}' "$tmp/runs.txt" | median)
 echo "$PROG: medians of $rounds interleaved rounds, B = $batch, $data; load average $load_start at the start, $load_end at the end"
 for p in "${order[@]}"; do

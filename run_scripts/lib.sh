@@ -25,6 +25,9 @@ rate_arg() {
     die "$1: expected a rate such as 10mbit, 500kbit or 1gbit, got '$2'"
 }
 
+# median: the median of the numbers on stdin, one a line (of two middle ones, their mean).
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
 # lr_for B: docs/network.md's learning rate for batch B (1: 0.05, 8: 0.3, 32: 0.5, 128: 1.0);
 # between those, the rate of the next smaller batch of the table: too large a rate kills
 # training, a smaller one only slows it.
